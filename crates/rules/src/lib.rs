@@ -1,0 +1,51 @@
+//! Exact, fast rules of Fanorona: fanoron-tsivy (9 x 5), fanoron-dimy (5 x 5) and
+//! fanoron-telo (3 x 3), as `RULES.md` of this project defines them.
+//!
+//! ```text
+//! 5 B B B B B B B B B
+//! 4 B B B B B B B B B
+//! 3 B W B W . B W B W      the tsivy start: White to move,
+//! 2 W W W W W W W W W      5 legal first turns
+//! 1 W W W W W W W W W
+//!   a b c d e f g h i
+//! ```
+//!
+//! Two interfaces to the same rules:
+//! - **turn level**: a [`Turn`] is a whole capture chain ([`Position::turns_into`],
+//!   [`Position::play_unchecked`]), for people, notation, alpha-beta and [`perft()`];
+//! - **step level**: one [`Action`] is one step or [`Action::EndTurn`]
+//!   ([`Position::actions_into`], [`Position::play_action_unchecked`]), for the network
+//!   and MCTS. Inside a chain the same side moves again.
+//!
+//! ```
+//! use fanorona_rules::{Position, RuleOptions, TurnMode, Variant, notation};
+//! let pos = Position::start(Variant::Tsivy, RuleOptions::default());
+//! let turns = pos.turns(TurnMode::Distinct);
+//! assert_eq!(turns.len(), 5);
+//! let t = notation::parse_turn(&pos, "d3e3(-1)").unwrap();
+//! assert_eq!(notation::format_turn(&pos, &t, Default::default()), "d3e3(-1)");
+//! ```
+#![warn(missing_docs)]
+
+mod bitboard;
+mod fen;
+mod geometry;
+mod history;
+pub mod notation;
+mod options;
+mod perft;
+mod position;
+pub mod telo;
+mod turn;
+mod zobrist;
+
+pub use bitboard::{Bitboard, ByColor, Color, Direction, Point};
+pub use fen::{FenError, FenErrorKind, Setup};
+pub use geometry::{Geometry, ParseVariantError, PointName, Variant, DIMY, NO_POINT, TELO, TSIVY};
+pub use history::History;
+pub use notation::{GameError, NotationError, PointStyle};
+pub use options::{RuleOptionError, RuleOptions, DEFAULT_QUIET_LIMIT, DEFAULT_TELO_QUIET_LIMIT};
+pub use perft::{divide, perft};
+pub use position::{Chain, IllegalTurn, Outcome, Position, PositionError, TurnMode};
+pub use turn::{Action, Capture, Step, StepKind, Turn, MAX_CHAIN};
+pub use zobrist::{Keys, KEYS};

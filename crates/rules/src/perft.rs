@@ -1,0 +1,42 @@
+//! perft: counting the turns of a game tree, the standard check of a move generator.
+
+use crate::position::{Position, TurnMode};
+use crate::turn::Turn;
+
+/// Number of leaf turns `depth` turns deep. Draw rules are ignored: a node ends only
+/// when the side to move has no turn. `depth` 0 counts 1.
+pub fn perft(pos: &Position, depth: u32, mode: TurnMode) -> u64 {
+    let mut buffers: Vec<Vec<Turn>> = (0..depth).map(|_| Vec::with_capacity(64)).collect();
+    perft_rec(pos, depth, mode, &mut buffers)
+}
+
+fn perft_rec(pos: &Position, depth: u32, mode: TurnMode, buffers: &mut [Vec<Turn>]) -> u64 {
+    if depth == 0 {
+        return 1;
+    }
+    let (list, rest) = buffers.split_first_mut().expect("one buffer per level");
+    pos.turns_into(list, mode);
+    if depth == 1 {
+        return list.len() as u64;
+    }
+    let mut n = 0;
+    for t in list.iter() {
+        let mut child = *pos;
+        child.play_unchecked(t);
+        n += perft_rec(&child, depth - 1, mode, rest);
+    }
+    n
+}
+
+/// perft below each legal turn: `(turn, count)`, in generation order.
+pub fn divide(pos: &Position, depth: u32, mode: TurnMode) -> Vec<(Turn, u64)> {
+    assert!(depth >= 1, "divide needs depth >= 1");
+    pos.turns(mode)
+        .into_iter()
+        .map(|t| {
+            let mut child = *pos;
+            child.play_unchecked(&t);
+            (t, perft(&child, depth - 1, mode))
+        })
+        .collect()
+}
