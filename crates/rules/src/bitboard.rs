@@ -96,7 +96,7 @@ impl Direction {
 }
 
 /// A set of points as a 64-bit mask (bit `i` is point `i`).
-#[derive(Clone, Copy, PartialEq, Eq, Hash, Default)]
+#[derive(Clone, Copy, PartialEq, Eq, Hash, Default, PartialOrd, Ord)]
 pub struct Bitboard(pub u64);
 
 impl Bitboard {
