@@ -1,1 +1,64 @@
-fn main() {}
+//! `fanorona`: the command-line front of the workspace.
+
+mod bench;
+mod rules_cmds;
+
+use clap::{Parser, Subcommand};
+use std::process::ExitCode;
+
+/// Fanorona: exact rules, self-play training and evaluation.
+#[derive(Parser, Debug)]
+#[command(name = "fanorona", version, about, propagate_version = true)]
+struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Subcommand, Debug)]
+enum Command {
+    /// Count the turns of the game tree to a depth (distinct turns by default).
+    Perft(rules_cmds::PerftArgs),
+    /// List the legal turns of a position in notation, one a line.
+    Turns(rules_cmds::TurnsArgs),
+    /// Check a game turn by turn and print every position.
+    Replay(rules_cmds::ReplayArgs),
+    /// Throughput benchmarks.
+    Bench(bench::BenchArgs),
+}
+
+/// An error in what the user gave (a FEN, a turn, an option): exit status 2.
+#[derive(Debug)]
+pub struct InputError(pub String);
+
+impl std::fmt::Display for InputError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+impl std::error::Error for InputError {}
+
+/// Turns any displayable error into an [`InputError`].
+pub fn input_err(e: impl std::fmt::Display) -> anyhow::Error {
+    anyhow::Error::new(InputError(e.to_string()))
+}
+
+fn main() -> ExitCode {
+    let cli = Cli::parse();
+    let result = match cli.command {
+        Command::Perft(a) => rules_cmds::perft(a),
+        Command::Turns(a) => rules_cmds::turns(a),
+        Command::Replay(a) => rules_cmds::replay(a),
+        Command::Bench(a) => bench::run(a),
+    };
+    match result {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) => {
+            eprintln!("error: {e:#}");
+            if e.downcast_ref::<InputError>().is_some() {
+                ExitCode::from(2)
+            } else {
+                ExitCode::from(1)
+            }
+        }
+    }
+}

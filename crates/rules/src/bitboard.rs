@@ -136,7 +136,11 @@ impl Bitboard {
     /// The lowest point, if any.
     #[inline]
     pub const fn first(self) -> Option<Point> {
-        if self.0 == 0 { None } else { Some(Point(self.0.trailing_zeros() as u8)) }
+        if self.0 == 0 {
+            None
+        } else {
+            Some(Point(self.0.trailing_zeros() as u8))
+        }
     }
 }
 

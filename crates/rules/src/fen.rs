@@ -82,7 +82,11 @@ impl fmt::Display for FenError {
                 f,
                 "unexpected character {ch:?} in row {row} from the top (expected W, B, 1-9 or /)"
             ),
-            FenErrorKind::RowWidth { row, width, expected } => write!(
+            FenErrorKind::RowWidth {
+                row,
+                width,
+                expected,
+            } => write!(
                 f,
                 "row {row} from the top has {width} points, expected {expected}"
             ),
@@ -92,10 +96,16 @@ impl fmt::Display for FenError {
             ),
             FenErrorKind::Side(s) => write!(f, "side to move `{s}` is not `w` or `b`"),
             FenErrorKind::Quiet(s) => {
-                write!(f, "quiet-turn count `{s}` (third field) is not a number from 0 to 65535")
+                write!(
+                    f,
+                    "quiet-turn count `{s}` (third field) is not a number from 0 to 65535"
+                )
             }
             FenErrorKind::Turn(s) => {
-                write!(f, "turn count `{s}` (fourth field) is not a number from 0 to 65535")
+                write!(
+                    f,
+                    "turn count `{s}` (fourth field) is not a number from 0 to 65535"
+                )
             }
             FenErrorKind::TooManyFields(n) => {
                 write!(f, "{n} fields, expected 2 to 4 (rows, side, quiet, turn)")
@@ -112,7 +122,10 @@ impl Setup {
     /// # Errors
     /// Any malformed field, with what and where; never panics.
     pub fn from_fen(fen: &str) -> Result<Setup, FenError> {
-        let err = |kind| FenError { fen: fen.to_string(), kind };
+        let err = |kind| FenError {
+            fen: fen.to_string(),
+            kind,
+        };
         let fields: Vec<&str> = fen.split_whitespace().collect();
         if fields.is_empty() {
             return Err(err(FenErrorKind::Empty));
@@ -175,13 +188,24 @@ impl Setup {
         };
         let quiet = match fields.get(2) {
             None => 0,
-            Some(s) => s.parse().map_err(|_| err(FenErrorKind::Quiet(s.to_string())))?,
+            Some(s) => s
+                .parse()
+                .map_err(|_| err(FenErrorKind::Quiet(s.to_string())))?,
         };
         let ply = match fields.get(3) {
             None => 2,
-            Some(s) => s.parse().map_err(|_| err(FenErrorKind::Turn(s.to_string())))?,
+            Some(s) => s
+                .parse()
+                .map_err(|_| err(FenErrorKind::Turn(s.to_string())))?,
         };
-        Ok(Setup { width, height, pieces, side, quiet, ply })
+        Ok(Setup {
+            width,
+            height,
+            pieces,
+            side,
+            quiet,
+            ply,
+        })
     }
 
     /// The variant this board size belongs to.
@@ -235,8 +259,10 @@ impl Position {
     /// A malformed FEN, a telo board, or too many pieces for the variant.
     pub fn from_fen(fen: &str, rules: RuleOptions) -> Result<Position, FenError> {
         let s = Setup::from_fen(fen)?;
-        Position::new(s.variant(), rules, s.pieces, s.side, s.quiet, s.ply)
-            .map_err(|e| FenError { fen: fen.to_string(), kind: FenErrorKind::Position(e) })
+        Position::new(s.variant(), rules, s.pieces, s.side, s.quiet, s.ply).map_err(|e| FenError {
+            fen: fen.to_string(),
+            kind: FenErrorKind::Position(e),
+        })
     }
 
     /// The position's setup (what FEN records). A chain in progress is not recorded.
@@ -281,17 +307,42 @@ mod tests {
     fn errors_say_what_and_where() {
         let e = |s: &str| Position::from_fen(s, RuleOptions::default()).unwrap_err();
         assert!(matches!(e("").kind, FenErrorKind::Empty));
-        assert!(matches!(e("BBBBB/BBBBB/BW1BX/WWWWW/WWWWW w").kind, FenErrorKind::BadChar { ch: 'X', row: 3 }));
+        assert!(matches!(
+            e("BBBBB/BBBBB/BW1BX/WWWWW/WWWWW w").kind,
+            FenErrorKind::BadChar { ch: 'X', row: 3 }
+        ));
         assert!(matches!(
             e("BBBBB/BBBBB/BW1B/WWWWW/WWWWW w").kind,
-            FenErrorKind::RowWidth { row: 3, width: 4, expected: 5 }
+            FenErrorKind::RowWidth {
+                row: 3,
+                width: 4,
+                expected: 5
+            }
         ));
-        assert!(matches!(e("BBBB/BBBB w").kind, FenErrorKind::BoardSize { .. }));
-        assert!(matches!(e("BBBBB/BBBBB/BW1BW/WWWWW/WWWWW x").kind, FenErrorKind::Side(_)));
-        assert!(matches!(e("BBBBB/BBBBB/BW1BW/WWWWW/WWWWW w -1").kind, FenErrorKind::Quiet(_)));
-        assert!(matches!(e("BBBBB/BBBBB/BW1BW/WWWWW/WWWWW w 0 x").kind, FenErrorKind::Turn(_)));
-        assert!(matches!(e("BBBBB/BBBBB/BW1BW/WWWWW/WWWWW w 0 0 0").kind, FenErrorKind::TooManyFields(5)));
-        assert!(matches!(e("BBBBB/BBBBB/BBBBB/WWWWW/WWWWW w").kind, FenErrorKind::Position(_)));
+        assert!(matches!(
+            e("BBBB/BBBB w").kind,
+            FenErrorKind::BoardSize { .. }
+        ));
+        assert!(matches!(
+            e("BBBBB/BBBBB/BW1BW/WWWWW/WWWWW x").kind,
+            FenErrorKind::Side(_)
+        ));
+        assert!(matches!(
+            e("BBBBB/BBBBB/BW1BW/WWWWW/WWWWW w -1").kind,
+            FenErrorKind::Quiet(_)
+        ));
+        assert!(matches!(
+            e("BBBBB/BBBBB/BW1BW/WWWWW/WWWWW w 0 x").kind,
+            FenErrorKind::Turn(_)
+        ));
+        assert!(matches!(
+            e("BBBBB/BBBBB/BW1BW/WWWWW/WWWWW w 0 0 0").kind,
+            FenErrorKind::TooManyFields(5)
+        ));
+        assert!(matches!(
+            e("BBBBB/BBBBB/BBBBB/WWWWW/WWWWW w").kind,
+            FenErrorKind::Position(_)
+        ));
         assert!(matches!(e("3/3/3 w").kind, FenErrorKind::Position(_)));
         let msg = e("BBBBB/BBBBB/BW1B/WWWWW/WWWWW w").to_string();
         assert!(msg.contains("BW1B") && msg.contains("row 3"), "{msg}");

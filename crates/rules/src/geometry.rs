@@ -90,7 +90,11 @@ pub struct ParseVariantError(pub String);
 
 impl fmt::Display for ParseVariantError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "unknown variant `{}` (expected tsivy, dimy or telo)", self.0)
+        write!(
+            f,
+            "unknown variant `{}` (expected tsivy, dimy or telo)",
+            self.0
+        )
     }
 }
 impl std::error::Error for ParseVariantError {}
@@ -158,7 +162,14 @@ const fn build(width: u8, height: u8) -> Geometry {
         }
         d += 1;
     }
-    Geometry { width, height, all: Bitboard(all), has_line, shift, neighbour }
+    Geometry {
+        width,
+        height,
+        all: Bitboard(all),
+        has_line,
+        shift,
+        neighbour,
+    }
 }
 
 /// fanoron-tsivy, 9 x 5.
@@ -207,7 +218,10 @@ impl Geometry {
     }
     /// The algebraic name of `p`, e.g. `e3`.
     pub fn name(&self, p: Point) -> PointName {
-        PointName { file: b'a' + self.x(p) as u8, rank: b'1' + self.y(p) as u8 }
+        PointName {
+            file: b'a' + self.x(p) as u8,
+            rank: b'1' + self.y(p) as u8,
+        }
     }
     /// The traditional number of `p`: row 5 (the top row) is 1.., left to right, and so on down.
     pub fn number(&self, p: Point) -> u32 {
@@ -233,7 +247,9 @@ impl Geometry {
     }
     /// The direction of a single step `from -> to` along a line, if they are joined.
     pub fn direction(&self, from: Point, to: Point) -> Option<Direction> {
-        Direction::ALL.into_iter().find(|&d| self.neighbour(from, d) == Some(to))
+        Direction::ALL
+            .into_iter()
+            .find(|&d| self.neighbour(from, d) == Some(to))
     }
 }
 

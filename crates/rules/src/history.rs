@@ -14,7 +14,10 @@ pub struct History {
 impl History {
     /// A game starting at `start`.
     pub fn new(start: Position) -> History {
-        History { positions: vec![start], turns: Vec::new() }
+        History {
+            positions: vec![start],
+            turns: Vec::new(),
+        }
     }
     /// The current position.
     pub fn position(&self) -> &Position {

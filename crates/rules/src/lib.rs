@@ -41,11 +41,11 @@ mod zobrist;
 
 pub use bitboard::{Bitboard, ByColor, Color, Direction, Point};
 pub use fen::{FenError, FenErrorKind, Setup};
-pub use geometry::{Geometry, ParseVariantError, PointName, Variant, DIMY, NO_POINT, TELO, TSIVY};
+pub use geometry::{DIMY, Geometry, NO_POINT, ParseVariantError, PointName, TELO, TSIVY, Variant};
 pub use history::History;
 pub use notation::{GameError, NotationError, PointStyle};
-pub use options::{RuleOptionError, RuleOptions, DEFAULT_QUIET_LIMIT, DEFAULT_TELO_QUIET_LIMIT};
+pub use options::{DEFAULT_QUIET_LIMIT, DEFAULT_TELO_QUIET_LIMIT, RuleOptionError, RuleOptions};
 pub use perft::{divide, perft};
-pub use position::{Chain, IllegalTurn, Outcome, Position, PositionError, TurnMode};
-pub use turn::{Action, Capture, Step, StepKind, Turn, MAX_CHAIN};
-pub use zobrist::{Keys, KEYS};
+pub use position::{Chain, IllegalTurn, Outcome, Position, PositionError, TurnMode, playout};
+pub use turn::{Action, Capture, MAX_CHAIN, Step, StepKind, Turn};
+pub use zobrist::{KEYS, Keys};

@@ -10,7 +10,7 @@
 use crate::bitboard::Point;
 use crate::geometry::Geometry;
 use crate::position::{Position, TurnMode};
-use crate::turn::{Action, Capture, StepKind, Turn, MAX_CHAIN};
+use crate::turn::{Action, Capture, MAX_CHAIN, StepKind, Turn};
 use std::fmt;
 
 /// How points are written.
@@ -83,12 +83,20 @@ impl fmt::Display for NotationError {
             NotationError::Illegal { turn, fen, reason } => {
                 write!(f, "illegal turn `{turn}` in position `{fen}`: {reason}")
             }
-            NotationError::Ambiguous { turn, fen, candidates } => write!(
+            NotationError::Ambiguous {
+                turn,
+                fen,
+                candidates,
+            } => write!(
                 f,
                 "ambiguous turn `{turn}` in position `{fen}`: it could be {}",
                 candidates.join(" or ")
             ),
-            NotationError::WrongCount { turn, fen, expected } => write!(
+            NotationError::WrongCount {
+                turn,
+                fen,
+                expected,
+            } => write!(
                 f,
                 "wrong capture count in turn `{turn}` in position `{fen}`: the turn is {expected}"
             ),
@@ -170,22 +178,34 @@ impl Cursor<'_> {
         while self.peek().is_some_and(|c| c.is_ascii_digit()) && self.i - start < 4 {
             self.i += 1;
         }
-        std::str::from_utf8(&self.b[start..self.i]).ok()?.parse().ok()
+        std::str::from_utf8(&self.b[start..self.i])
+            .ok()?
+            .parse()
+            .ok()
     }
 }
 
 fn parse_written(g: &Geometry, text: &str) -> Result<(Point, Vec<WrittenStep>), String> {
-    let mut c = Cursor { b: text.as_bytes(), i: 0 };
+    let mut c = Cursor {
+        b: text.as_bytes(),
+        i: 0,
+    };
     let numbers = c.peek().is_some_and(|b| b.is_ascii_digit());
     let point = |c: &mut Cursor| -> Result<Point, String> {
         let at = c.i;
         if numbers {
-            let n = c.number().ok_or_else(|| format!("expected a point number at character {}", at + 1))?;
-            g.from_number(n).ok_or_else(|| format!("point number {n} is not on the board"))
+            let n = c
+                .number()
+                .ok_or_else(|| format!("expected a point number at character {}", at + 1))?;
+            g.from_number(n)
+                .ok_or_else(|| format!("point number {n} is not on the board"))
         } else {
             let file = c.peek().filter(u8::is_ascii_lowercase);
             let Some(file) = file else {
-                return Err(format!("expected a point such as `e3` at character {}", at + 1));
+                return Err(format!(
+                    "expected a point such as `e3` at character {}",
+                    at + 1
+                ));
             };
             c.i += 1;
             let rank = c.peek().filter(u8::is_ascii_digit);
@@ -193,9 +213,10 @@ fn parse_written(g: &Geometry, text: &str) -> Result<(Point, Vec<WrittenStep>), 
                 return Err(format!("expected a row digit at character {}", c.i + 1));
             };
             c.i += 1;
-            g.point((file - b'a') as i32, rank as i32 - b'1' as i32).ok_or_else(|| {
-                format!("point {}{} is not on the board", file as char, rank as char)
-            })
+            g.point((file - b'a') as i32, rank as i32 - b'1' as i32)
+                .ok_or_else(|| {
+                    format!("point {}{} is not on the board", file as char, rank as char)
+                })
         }
     };
     let from = point(&mut c)?;
@@ -204,18 +225,25 @@ fn parse_written(g: &Geometry, text: &str) -> Result<(Point, Vec<WrittenStep>), 
         if c.peek().is_none() {
             break;
         }
-        if numbers || !steps.is_empty() {
-            if !c.eat(b'-') {
-                return Err(format!("expected `-` or the end at character {}", c.i + 1));
-            }
+        if (numbers || !steps.is_empty()) && !c.eat(b'-') {
+            return Err(format!("expected `-` or the end at character {}", c.i + 1));
         }
         let to = point(&mut c)?;
-        let mut step = WrittenStep { to, capture: None, count: None };
+        let mut step = WrittenStep {
+            to,
+            capture: None,
+            count: None,
+        };
         if c.eat(b'(') {
             step.capture = match c.peek() {
                 Some(b'+') => Some(Capture::Approach),
                 Some(b'-') => Some(Capture::Withdrawal),
-                _ => return Err(format!("expected `+` or `-` after `(` at character {}", c.i + 1)),
+                _ => {
+                    return Err(format!(
+                        "expected `+` or `-` after `(` at character {}",
+                        c.i + 1
+                    ));
+                }
             };
             c.i += 1;
             if c.peek().is_some_and(|b| b.is_ascii_digit()) {
@@ -247,8 +275,10 @@ fn parse_written(g: &Geometry, text: &str) -> Result<(Point, Vec<WrittenStep>), 
 pub fn parse_turn(pos: &Position, text: &str) -> Result<Turn, NotationError> {
     let turn = text.trim();
     let g = pos.geometry();
-    let (from, written) = parse_written(g, turn)
-        .map_err(|reason| NotationError::Malformed { turn: turn.to_string(), reason })?;
+    let (from, written) = parse_written(g, turn).map_err(|reason| NotationError::Malformed {
+        turn: turn.to_string(),
+        reason,
+    })?;
     let fen = || pos.fen();
     if pos.chain().is_some() {
         return Err(NotationError::Illegal {
@@ -268,7 +298,9 @@ pub fn parse_turn(pos: &Position, text: &str) -> Result<Turn, NotationError> {
         .collect();
     if same_path.is_empty() {
         let reason = if legal.iter().any(|t| t.is_capture()) && !legal.is_empty() {
-            let starts_capture = legal.iter().any(|t| t.from() == from && t.steps().next().map(|s| s.1) == Some(written[0].to));
+            let starts_capture = legal
+                .iter()
+                .any(|t| t.from() == from && t.steps().next().map(|s| s.1) == Some(written[0].to));
             if starts_capture {
                 "no capture chain follows this path".to_string()
             } else {
@@ -279,16 +311,22 @@ pub fn parse_turn(pos: &Position, text: &str) -> Result<Turn, NotationError> {
         } else {
             "not a legal turn".to_string()
         };
-        return Err(NotationError::Illegal { turn: turn.to_string(), fen: fen(), reason });
+        return Err(NotationError::Illegal {
+            turn: turn.to_string(),
+            fen: fen(),
+            reason,
+        });
     }
     let fits: Vec<&Turn> = same_path
         .into_iter()
         .filter(|t| {
-            t.steps().zip(&written).all(|((_, _, kind), w)| match (w.capture, kind) {
-                (None, _) => true,
-                (Some(c), StepKind::Capture(k)) => c == k,
-                (Some(_), StepKind::Paika) => false,
-            })
+            t.steps()
+                .zip(&written)
+                .all(|((_, _, kind), w)| match (w.capture, kind) {
+                    (None, _) => true,
+                    (Some(c), StepKind::Capture(k)) => c == k,
+                    (Some(_), StepKind::Paika) => false,
+                })
         })
         .collect();
     match fits.as_slice() {
@@ -316,7 +354,10 @@ pub fn parse_turn(pos: &Position, text: &str) -> Result<Turn, NotationError> {
         many => Err(NotationError::Ambiguous {
             turn: turn.to_string(),
             fen: fen(),
-            candidates: many.iter().map(|t| format_turn(pos, t, PointStyle::Algebraic)).collect(),
+            candidates: many
+                .iter()
+                .map(|t| format_turn(pos, t, PointStyle::Algebraic))
+                .collect(),
         }),
     }
 }
@@ -326,7 +367,9 @@ pub fn parse_turn(pos: &Position, text: &str) -> Result<Turn, NotationError> {
 pub fn split_game(text: &str) -> Vec<&str> {
     text.split(|c: char| c.is_whitespace() || c == ';')
         .filter(|t| !t.is_empty())
-        .filter(|t| !(t.ends_with('.') && t.trim_end_matches('.').bytes().all(|b| b.is_ascii_digit())))
+        .filter(|t| {
+            !(t.ends_with('.') && t.trim_end_matches('.').bytes().all(|b| b.is_ascii_digit()))
+        })
         .collect()
 }
 
@@ -364,7 +407,10 @@ pub fn parse_game(start: &Position, text: &str) -> Result<(Vec<Turn>, Position),
                 },
             });
         }
-        let t = parse_turn(&pos, tok).map_err(|error| GameError { number: i + 1, error })?;
+        let t = parse_turn(&pos, tok).map_err(|error| GameError {
+            number: i + 1,
+            error,
+        })?;
         pos.play_unchecked(&t);
         turns.push(t);
     }

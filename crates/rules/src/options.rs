@@ -23,7 +23,12 @@ pub struct RuleOptions {
 
 impl Default for RuleOptions {
     fn default() -> Self {
-        RuleOptions { reply_chains: true, quiet_limit: None, repetition_draw: false, vela: None }
+        RuleOptions {
+            reply_chains: true,
+            quiet_limit: None,
+            repetition_draw: false,
+            vela: None,
+        }
     }
 }
 
@@ -61,8 +66,15 @@ impl fmt::Display for RuleOptionError {
                 "unknown rule option `{k}` (known: {})",
                 RuleOptions::KEYS.join(", ")
             ),
-            RuleOptionError::BadValue { key, value, expected } => {
-                write!(f, "bad value `{value}` for rule option `{key}`: expected {expected}")
+            RuleOptionError::BadValue {
+                key,
+                value,
+                expected,
+            } => {
+                write!(
+                    f,
+                    "bad value `{value}` for rule option `{key}`: expected {expected}"
+                )
             }
         }
     }
@@ -92,7 +104,9 @@ impl RuleOptions {
             _ => None,
         };
         match key {
-            "reply_chains" => self.reply_chains = boolean(value).ok_or_else(|| bad("true or false"))?,
+            "reply_chains" => {
+                self.reply_chains = boolean(value).ok_or_else(|| bad("true or false"))?
+            }
             "repetition_draw" => {
                 self.repetition_draw = boolean(value).ok_or_else(|| bad("true or false"))?
             }
@@ -124,8 +138,9 @@ impl RuleOptions {
     /// # Errors
     /// As [`RuleOptions::set`], or text without `=`.
     pub fn set_pair(&mut self, pair: &str) -> Result<(), RuleOptionError> {
-        let (k, v) =
-            pair.split_once('=').ok_or_else(|| RuleOptionError::Syntax(pair.to_string()))?;
+        let (k, v) = pair
+            .split_once('=')
+            .ok_or_else(|| RuleOptionError::Syntax(pair.to_string()))?;
         self.set(k.trim(), v.trim())
     }
 
@@ -161,10 +176,27 @@ mod tests {
                 vela: Some(Color::Black)
             }
         );
-        assert!(matches!(o.set_pair("colour=red"), Err(RuleOptionError::UnknownKey(_))));
-        assert!(matches!(o.set_pair("vela=green"), Err(RuleOptionError::BadValue { .. })));
-        assert!(matches!(o.set_pair("quiet_limit=0"), Err(RuleOptionError::BadValue { .. })));
-        assert!(matches!(o.set_pair("vela"), Err(RuleOptionError::Syntax(_))));
-        assert!(o.set_pair("colour=red").unwrap_err().to_string().contains("colour"));
+        assert!(matches!(
+            o.set_pair("colour=red"),
+            Err(RuleOptionError::UnknownKey(_))
+        ));
+        assert!(matches!(
+            o.set_pair("vela=green"),
+            Err(RuleOptionError::BadValue { .. })
+        ));
+        assert!(matches!(
+            o.set_pair("quiet_limit=0"),
+            Err(RuleOptionError::BadValue { .. })
+        ));
+        assert!(matches!(
+            o.set_pair("vela"),
+            Err(RuleOptionError::Syntax(_))
+        ));
+        assert!(
+            o.set_pair("colour=red")
+                .unwrap_err()
+                .to_string()
+                .contains("colour")
+        );
     }
 }

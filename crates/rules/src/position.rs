@@ -118,7 +118,10 @@ impl fmt::Display for PositionError {
                 "a {width}x{height} board is not a Fanorona board (tsivy is 9x5, dimy 5x5, telo 3x3)"
             ),
             PositionError::TooManyPieces { color, count, max } => {
-                write!(f, "{color} has {count} pieces, more than the {max} it starts with")
+                write!(
+                    f,
+                    "{color} has {count} pieces, more than the {max} it starts with"
+                )
             }
         }
     }
@@ -172,7 +175,10 @@ impl Position {
         ply: u16,
     ) -> Result<Position, PositionError> {
         if variant == Variant::Telo {
-            return Err(PositionError::Board { width: 3, height: 3 });
+            return Err(PositionError::Board {
+                width: 3,
+                height: 3,
+            });
         }
         let all = variant.geometry().all;
         let white = pieces.white & all;
@@ -186,7 +192,14 @@ impl Position {
                 });
             }
         }
-        Ok(Position::from_parts(variant, rules, ByColor { white, black }, side, quiet, ply))
+        Ok(Position::from_parts(
+            variant,
+            rules,
+            ByColor { white, black },
+            side,
+            quiet,
+            ply,
+        ))
     }
 
     fn from_parts(
@@ -197,7 +210,16 @@ impl Position {
         quiet: u16,
         ply: u16,
     ) -> Position {
-        let mut p = Position { variant, rules, pieces, side, quiet, ply, chain: None, hash: 0 };
+        let mut p = Position {
+            variant,
+            rules,
+            pieces,
+            side,
+            quiet,
+            ply,
+            chain: None,
+            hash: 0,
+        };
         p.hash = p.hash_from_scratch();
         p
     }
@@ -287,7 +309,11 @@ impl Position {
     #[inline]
     fn capture_rule(&self) -> CaptureRule {
         if let Some(v) = self.vela_phase() {
-            return if v == self.side { CaptureRule::VelaSingle } else { CaptureRule::Forbidden };
+            return if v == self.side {
+                CaptureRule::VelaSingle
+            } else {
+                CaptureRule::Forbidden
+            };
         }
         if self.ply == 1 && !self.rules.reply_chains {
             CaptureRule::Single
@@ -340,14 +366,20 @@ impl Position {
         if rule != CaptureRule::Forbidden {
             let (app, wd, any) = self.capture_origins(g);
             if any.any() {
-                let mut chains = ChainGen { g, out, distinct: mode == TurnMode::Distinct, rule };
+                let mut chains = ChainGen {
+                    g,
+                    out,
+                    distinct: mode == TurnMode::Distinct,
+                    rule,
+                };
                 for p in any {
                     let origin_start = chains.out.len();
                     let us_rest = us.without(p);
                     for d in Direction::ALL {
-                        for (set, cap) in
-                            [(app[d.index()], Capture::Approach), (wd[d.index()], Capture::Withdrawal)]
-                        {
+                        for (set, cap) in [
+                            (app[d.index()], Capture::Approach),
+                            (wd[d.index()], Capture::Withdrawal),
+                        ] {
                             if set.contains(p) {
                                 chains.first_step(origin_start, p, d, cap, us_rest, them);
                             }
@@ -397,7 +429,9 @@ impl Position {
         }
         let us = self.pieces(self.side);
         let empty = g.all & !self.occupied();
-        Direction::ALL.into_iter().any(|d| (us & g.shift(empty, d.opposite())).any())
+        Direction::ALL
+            .into_iter()
+            .any(|d| (us & g.shift(empty, d.opposite())).any())
     }
 
     /// The outcome, if the game is over at this position (repetition is judged by
@@ -410,6 +444,13 @@ impl Position {
         if self.chain.is_some() {
             return None;
         }
+        self.outcome_given(self.has_turn())
+    }
+
+    /// [`Position::outcome`] at a turn boundary when the caller already knows whether the
+    /// side to move has a turn (e.g. from a turn list it generated).
+    #[inline]
+    pub fn outcome_given(&self, has_turn: bool) -> Option<Outcome> {
         let side = self.side;
         if self.pieces(side).is_empty() {
             return Some(Outcome::Win(side.other()));
@@ -417,7 +458,7 @@ impl Position {
         if self.pieces(side.other()).is_empty() {
             return Some(Outcome::Win(side));
         }
-        if !self.has_turn() {
+        if !has_turn {
             return Some(if self.vela_phase() == Some(side) {
                 Outcome::Win(side)
             } else {
@@ -477,7 +518,11 @@ impl Position {
             }
         }
         self.ply = self.ply.saturating_add(1);
-        self.quiet = if captured { 0 } else { self.quiet.saturating_add(1) };
+        self.quiet = if captured {
+            0
+        } else {
+            self.quiet.saturating_add(1)
+        };
         self.side = self.side.other();
         self.hash ^= KEYS.black_to_move;
     }
@@ -496,7 +541,11 @@ impl Position {
         let them = self.pieces(self.side.other());
         if let Some(c) = &self.chain {
             for_each_continuation(g, c.piece, c.last_dir, c.visited, us, them, |d, cap| {
-                out.push(Action::Step(Step { from: c.piece, dir: d, kind: StepKind::Capture(cap) }));
+                out.push(Action::Step(Step {
+                    from: c.piece,
+                    dir: d,
+                    kind: StepKind::Capture(cap),
+                }));
             });
             out.push(Action::EndTurn);
             return;
@@ -535,7 +584,11 @@ impl Position {
                 if let Some(q) = g.neighbour(p, d)
                     && empty.contains(q)
                 {
-                    out.push(Action::Step(Step { from: p, dir: d, kind: StepKind::Paika }));
+                    out.push(Action::Step(Step {
+                        from: p,
+                        dir: d,
+                        kind: StepKind::Paika,
+                    }));
                 }
             }
         }
@@ -582,9 +635,21 @@ impl Position {
             }
             StepKind::Capture(c) => c,
         };
-        let rule = if self.chain.is_some() { CaptureRule::Chains } else { self.capture_rule() };
+        let rule = if self.chain.is_some() {
+            CaptureRule::Chains
+        } else {
+            self.capture_rule()
+        };
         let them = self.pieces(them_c);
-        let run = capture_run(g, from, to, step.dir, cap, them, rule == CaptureRule::VelaSingle);
+        let run = capture_run(
+            g,
+            from,
+            to,
+            step.dir,
+            cap,
+            them,
+            rule == CaptureRule::VelaSingle,
+        );
         *self.pieces.get_mut(them_c) &= !run;
         for p in run {
             self.hash ^= keys[them_c.index()][p.index()];
@@ -606,7 +671,11 @@ impl Position {
         let mut can_go_on = false;
         for_each_continuation(g, to, step.dir, visited, us, them, |_, _| can_go_on = true);
         if can_go_on {
-            let c = Chain { piece: to, visited, last_dir: step.dir };
+            let c = Chain {
+                piece: to,
+                visited,
+                last_dir: step.dir,
+            };
             self.hash ^= chain_key(&c);
             self.chain = Some(c);
         } else {
@@ -646,9 +715,80 @@ impl Position {
     }
 }
 
+/// Plays random turns from `pos` to the end of the game; `pick(n)` chooses an index below
+/// `n` among the distinct turns. Returns the outcome and the number of turns played.
+/// `buf` is scratch space, reused without allocation once grown.
+pub fn playout(
+    pos: &Position,
+    mut pick: impl FnMut(usize) -> usize,
+    buf: &mut Vec<Turn>,
+) -> (Outcome, u32) {
+    let mut p = *pos;
+    let mut n = 0;
+    loop {
+        p.turns_into(buf, TurnMode::Distinct);
+        if let Some(o) = p.outcome_given(!buf.is_empty()) {
+            return (o, n);
+        }
+        let t = buf[pick(buf.len())];
+        p.play_unchecked(&t);
+        n += 1;
+    }
+}
+
+/// Draws a board with coordinates: White `W`, Black `B`, empty `.`, row 1 at the bottom.
+pub(crate) fn draw_board(
+    f: &mut fmt::Formatter<'_>,
+    g: &Geometry,
+    pieces: &ByColor<Bitboard>,
+) -> fmt::Result {
+    for y in (0..g.height as i32).rev() {
+        write!(f, "{}", y + 1)?;
+        for x in 0..g.width as i32 {
+            let p = g.point(x, y).expect("on the board");
+            let c = if pieces.white.contains(p) {
+                'W'
+            } else if pieces.black.contains(p) {
+                'B'
+            } else {
+                '.'
+            };
+            write!(f, " {c}")?;
+        }
+        writeln!(f)?;
+    }
+    write!(f, " ")?;
+    for x in 0..g.width {
+        write!(f, " {}", (b'a' + x) as char)?;
+    }
+    writeln!(f)
+}
+
 /// The turn is not legal in the position.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct IllegalTurn;
+
+impl fmt::Display for Position {
+    /// The board with coordinates, White's pieces `W`, Black's `B`, then the side to move.
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let g = self.geometry();
+        draw_board(f, g, &self.pieces)?;
+        let g = self.geometry();
+        write!(
+            f,
+            "{} to move",
+            if self.side == Color::White {
+                "White"
+            } else {
+                "Black"
+            }
+        )?;
+        if let Some(c) = &self.chain {
+            write!(f, " (chain: {} may go on)", g.name(c.piece))?;
+        }
+        Ok(())
+    }
+}
 
 impl fmt::Display for IllegalTurn {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
@@ -761,6 +901,7 @@ impl ChainGen<'_> {
         }
     }
 
+    #[allow(clippy::too_many_arguments)] // the chain state, passed by value on purpose
     fn extend(
         &mut self,
         origin_start: usize,
@@ -778,7 +919,9 @@ impl ChainGen<'_> {
             let mut t = turn;
             t.push(q, StepKind::Capture(cap), run);
             let dup = self.distinct
-                && self.out[origin_start..].iter().any(|o| o.len > 1 && o.key() == t.key());
+                && self.out[origin_start..]
+                    .iter()
+                    .any(|o| o.len > 1 && o.key() == t.key());
             if !dup {
                 self.out.push(t);
             }

@@ -10,7 +10,7 @@
 
 use crate::bitboard::{Bitboard, ByColor, Color, Direction, Point};
 use crate::fen::{FenError, FenErrorKind, Setup};
-use crate::geometry::{Geometry, Variant, TELO};
+use crate::geometry::{Geometry, TELO, Variant};
 use crate::options::RuleOptions;
 use crate::position::{Outcome, PositionError};
 use crate::zobrist::KEYS;
@@ -72,7 +72,14 @@ impl TeloPosition {
         quiet: u16,
         ply: u16,
     ) -> TeloPosition {
-        let mut p = TeloPosition { rules, pieces, side, quiet, ply, hash: 0 };
+        let mut p = TeloPosition {
+            rules,
+            pieces,
+            side,
+            quiet,
+            ply,
+            hash: 0,
+        };
         p.hash = p.hash_from_scratch();
         p
     }
@@ -83,17 +90,29 @@ impl TeloPosition {
     /// A malformed FEN, another board size, or more than 3 pieces a side.
     pub fn from_fen(fen: &str, rules: RuleOptions) -> Result<TeloPosition, FenError> {
         let s = Setup::from_fen(fen)?;
-        let err = |e| FenError { fen: fen.to_string(), kind: FenErrorKind::Position(e) };
+        let err = |e| FenError {
+            fen: fen.to_string(),
+            kind: FenErrorKind::Position(e),
+        };
         if s.variant() != Variant::Telo {
-            return Err(err(PositionError::Board { width: s.width, height: s.height }));
+            return Err(err(PositionError::Board {
+                width: s.width,
+                height: s.height,
+            }));
         }
         for c in [Color::White, Color::Black] {
             let n = s.pieces.get(c).count();
             if n > 3 {
-                return Err(err(PositionError::TooManyPieces { color: c, count: n, max: 3 }));
+                return Err(err(PositionError::TooManyPieces {
+                    color: c,
+                    count: n,
+                    max: 3,
+                }));
             }
         }
-        Ok(TeloPosition::from_parts(rules, s.pieces, s.side, s.quiet, s.ply))
+        Ok(TeloPosition::from_parts(
+            rules, s.pieces, s.side, s.quiet, s.ply,
+        ))
     }
 
     /// The FEN (all four fields).
@@ -256,12 +275,23 @@ impl TeloPosition {
             reason: reason.to_string(),
         };
         let m = match t.len() {
-            2 => TeloMove::Place(TELO.parse_name(t).ok_or_else(|| malformed("not a point a1..c3"))?),
+            2 => TeloMove::Place(
+                TELO.parse_name(t)
+                    .ok_or_else(|| malformed("not a point a1..c3"))?,
+            ),
             4 if t.is_char_boundary(2) => TeloMove::Step {
-                from: TELO.parse_name(&t[..2]).ok_or_else(|| malformed("origin is not a point a1..c3"))?,
-                to: TELO.parse_name(&t[2..]).ok_or_else(|| malformed("destination is not a point a1..c3"))?,
+                from: TELO
+                    .parse_name(&t[..2])
+                    .ok_or_else(|| malformed("origin is not a point a1..c3"))?,
+                to: TELO
+                    .parse_name(&t[2..])
+                    .ok_or_else(|| malformed("destination is not a point a1..c3"))?,
             },
-            _ => return Err(malformed("expected a placement like `b2` or a move like `a1b2`")),
+            _ => {
+                return Err(malformed(
+                    "expected a placement like `b2` or a move like `a1b2`",
+                ));
+            }
         };
         if self.moves().contains(&m) {
             Ok(m)
@@ -276,6 +306,23 @@ impl TeloPosition {
                 },
             })
         }
+    }
+}
+
+impl fmt::Display for TeloPosition {
+    /// The board with coordinates, then the side to move and its phase.
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        crate::position::draw_board(f, &TELO, &self.pieces)?;
+        write!(
+            f,
+            "{} to {}",
+            if self.side == Color::White {
+                "White"
+            } else {
+                "Black"
+            },
+            if self.placing() { "place" } else { "move" }
+        )
     }
 }
 
@@ -338,7 +385,11 @@ fn index(pieces: &ByColor<Bitboard>, side: Color) -> usize {
 }
 
 fn decode(i: usize) -> (ByColor<Bitboard>, Color) {
-    let side = if i % 2 == 0 { Color::White } else { Color::Black };
+    let side = if i % 2 == 0 {
+        Color::White
+    } else {
+        Color::Black
+    };
     let mut b = i / 2;
     let mut pieces = ByColor::<Bitboard>::default();
     for p in 0..9u8 {
@@ -438,12 +489,12 @@ impl TeloSolution {
                 let mut c = *pos;
                 c.play_unchecked(m);
                 let cv = self.value(&c).parent();
-                match (v, cv) {
-                    (TeloValue::Win(_), TeloValue::Win(_)) => true,
-                    (TeloValue::Draw, TeloValue::Draw) => true,
-                    (TeloValue::Loss(_), _) => true,
-                    _ => false,
-                }
+                matches!(
+                    (v, cv),
+                    (TeloValue::Win(_), TeloValue::Win(_))
+                        | (TeloValue::Draw, TeloValue::Draw)
+                        | (TeloValue::Loss(_), _)
+                )
             })
             .collect()
     }
@@ -470,8 +521,14 @@ mod tests {
         assert_eq!(p.fen(), "BW1/1W1/BBW w 0 6");
         assert_eq!(p.outcome(), None);
         assert!(p.parse_move("b2").is_err(), "placing is over");
-        assert!(matches!(p.parse_move("a1a2"), Err(crate::NotationError::Illegal { .. })));
-        assert!(matches!(p.parse_move("zz"), Err(crate::NotationError::Malformed { .. })));
+        assert!(matches!(
+            p.parse_move("a1a2"),
+            Err(crate::NotationError::Illegal { .. })
+        ));
+        assert!(matches!(
+            p.parse_move("zz"),
+            Err(crate::NotationError::Malformed { .. })
+        ));
         // c1 -> c2 makes nothing; c3? White b3 c3? let us step c1c2: no line.
         let m = p.parse_move("c1c2").unwrap();
         p.play_unchecked(m);
@@ -503,7 +560,11 @@ mod tests {
     fn solved_start_is_a_first_player_win_only_by_the_centre() {
         let s = TeloSolution::solve();
         let start = TeloPosition::start(RuleOptions::default());
-        assert!(matches!(s.value(&start), TeloValue::Win(_)), "{}", s.value(&start));
+        assert!(
+            matches!(s.value(&start), TeloValue::Win(_)),
+            "{}",
+            s.value(&start)
+        );
         let good = s.value_preserving_moves(&start);
         assert_eq!(good, vec![TeloMove::Place(TELO.parse_name("b2").unwrap())]);
     }

@@ -159,7 +159,11 @@ impl Turn {
     /// The steps as `(from, to, kind)`.
     pub fn steps(&self) -> impl Iterator<Item = (Point, Point, StepKind)> + '_ {
         (0..self.len()).map(move |i| {
-            let from = if i == 0 { self.from } else { Point(self.path[i - 1]) };
+            let from = if i == 0 {
+                self.from
+            } else {
+                Point(self.path[i - 1])
+            };
             (from, Point(self.path[i]), self.kind(i))
         })
     }

@@ -54,7 +54,14 @@ const fn build() -> Keys {
     let (s1, black_to_move) = splitmix(s);
     let (s2, o0) = splitmix(s1);
     let (_, o1) = splitmix(s2);
-    Keys { piece, black_to_move, chain_piece, visited, last_dir, opening: [o0, o1] }
+    Keys {
+        piece,
+        black_to_move,
+        chain_piece,
+        visited,
+        last_dir,
+        opening: [o0, o1],
+    }
 }
 
 /// The keys used by every position type of this crate.

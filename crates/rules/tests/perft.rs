@@ -1,6 +1,6 @@
 //! Every line of `tests/data/perft.txt` (copied from the project's shared data).
 
-use fanorona_rules::{perft, Color, Position, RuleOptions, TurnMode, Variant};
+use fanorona_rules::{Color, Position, RuleOptions, TurnMode, Variant, perft};
 
 /// Counts larger than this are skipped (the test profile is optimised; every current
 /// fixture fits, the limit guards CI time against future large fixtures).
@@ -33,8 +33,17 @@ fn cases() -> Vec<Case> {
             "tsivy-vela-black" => rules.vela = Some(Color::Black),
             other => panic!("line {}: unknown label {other}", n + 1),
         }
-        let counts = fields[2].split_whitespace().map(|c| c.parse().unwrap()).collect();
-        out.push(Case { label: fields[0].to_string(), fen: fields[1].to_string(), rules, mode, counts });
+        let counts = fields[2]
+            .split_whitespace()
+            .map(|c| c.parse().unwrap())
+            .collect();
+        out.push(Case {
+            label: fields[0].to_string(),
+            fen: fields[1].to_string(),
+            rules,
+            mode,
+            counts,
+        });
     }
     out
 }
@@ -42,7 +51,11 @@ fn cases() -> Vec<Case> {
 #[test]
 fn perft_fixtures() {
     let cases = cases();
-    assert!(cases.len() >= 35, "the fixture file was read ({} cases)", cases.len());
+    assert!(
+        cases.len() >= 35,
+        "the fixture file was read ({} cases)",
+        cases.len()
+    );
     for c in cases {
         let pos = Position::from_fen(&c.fen, c.rules).unwrap();
         if c.label.starts_with("dimy") {

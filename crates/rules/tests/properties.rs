@@ -13,7 +13,11 @@ use rand::{RngExt, SeedableRng};
 use std::collections::BTreeSet;
 
 fn variant_and_rules(i: u8) -> (Variant, RuleOptions) {
-    let v = if i & 1 == 0 { Variant::Tsivy } else { Variant::Dimy };
+    let v = if i & 1 == 0 {
+        Variant::Tsivy
+    } else {
+        Variant::Dimy
+    };
     let mut r = RuleOptions::default();
     match i >> 1 {
         1 => r.reply_chains = false,
@@ -37,7 +41,12 @@ fn random_game(variant: Variant, rules: RuleOptions, seed: u64, max: usize) -> V
         pos.turns_into(&mut turns, TurnMode::Paths);
         let t = turns[rng.random_range(0..turns.len())];
         pos.play_unchecked(&t);
-        assert_eq!(pos.hash(), pos.hash_from_scratch(), "turn-level hash after {}", pos.fen());
+        assert_eq!(
+            pos.hash(),
+            pos.hash_from_scratch(),
+            "turn-level hash after {}",
+            pos.fen()
+        );
         out.push(pos);
     }
     out
@@ -45,14 +54,22 @@ fn random_game(variant: Variant, rules: RuleOptions, seed: u64, max: usize) -> V
 
 /// Every position reachable by step-level actions until the turn ends, with the number of
 /// step paths leading there.
-fn step_level_results(pos: &Position, out: &mut Vec<(Position, Vec<Action>)>, path: &mut Vec<Action>) {
+fn step_level_results(
+    pos: &Position,
+    out: &mut Vec<(Position, Vec<Action>)>,
+    path: &mut Vec<Action>,
+) {
     for a in pos.actions() {
         let mut p = *pos;
         p.play_action_unchecked(a);
         assert_eq!(p.hash(), p.hash_from_scratch(), "step-level hash");
         path.push(a);
         if p.chain().is_some() {
-            assert_eq!(p.side_to_move(), pos.side_to_move(), "the same side moves again in a chain");
+            assert_eq!(
+                p.side_to_move(),
+                pos.side_to_move(),
+                "the same side moves again in a chain"
+            );
             step_level_results(&p, out, path);
         } else {
             out.push((p, path.clone()));
@@ -188,9 +205,14 @@ fn repetition_draw_needs_the_option() {
     // Two lone pieces shuffle back and forth: the fourth turn repeats the start.
     let fen = "9/9/B8/9/8W w";
     for (opt, draw) in [(false, false), (true, true)] {
-        let rules = RuleOptions { repetition_draw: opt, ..RuleOptions::default() };
+        let rules = RuleOptions {
+            repetition_draw: opt,
+            ..RuleOptions::default()
+        };
         let mut h = History::new(Position::from_fen(fen, rules).unwrap());
-        for t in ["i1h1", "a3a4", "h1i1", "a4a3", "i1h1", "a3a4", "h1i1", "a4a3"] {
+        for t in [
+            "i1h1", "a3a4", "h1i1", "a4a3", "i1h1", "a3a4", "h1i1", "a4a3",
+        ] {
             assert_eq!(h.outcome(), None);
             let turn = parse_turn(h.position(), t).unwrap();
             h.play_unchecked(&turn);
@@ -204,7 +226,10 @@ fn repetition_draw_needs_the_option() {
 
 #[test]
 fn quiet_limit_draws() {
-    let rules = RuleOptions { quiet_limit: Some(4), ..RuleOptions::default() };
+    let rules = RuleOptions {
+        quiet_limit: Some(4),
+        ..RuleOptions::default()
+    };
     let mut p = Position::from_fen("9/9/B8/9/8W w", rules).unwrap();
     for t in ["i1h1", "a3a4", "h1i1"] {
         p.play_unchecked(&parse_turn(&p, t).unwrap());
@@ -233,7 +258,10 @@ fn capture_all_and_immobilised_lose() {
 #[test]
 fn vela_player_without_capture_wins() {
     // Vela Black to move, White (9 pieces > 5) offers no capture: Black wins.
-    let rules = RuleOptions { vela: Some(Color::Black), ..RuleOptions::default() };
+    let rules = RuleOptions {
+        vela: Some(Color::Black),
+        ..RuleOptions::default()
+    };
     let p = Position::from_fen("B8/9/9/WWWWWWWWW/9 b", rules).unwrap();
     assert_eq!(p.vela_phase(), Some(Color::Black));
     assert_eq!(p.outcome(), Some(Outcome::Win(Color::Black)));
@@ -244,12 +272,19 @@ fn vela_player_without_capture_wins() {
 
 #[test]
 fn vela_takes_one_piece_and_the_other_side_may_not_capture() {
-    let rules = RuleOptions { vela: Some(Color::Black), ..RuleOptions::default() };
+    let rules = RuleOptions {
+        vela: Some(Color::Black),
+        ..RuleOptions::default()
+    };
     let start = Position::start(Variant::Tsivy, rules);
     assert_eq!(start.side_to_move(), Color::Black);
     for t in start.turns(TurnMode::Paths) {
         assert_eq!(t.len(), 1);
-        assert_eq!(t.captured().count(), 1, "the vela player removes only the first piece");
+        assert_eq!(
+            t.captured().count(),
+            1,
+            "the vela player removes only the first piece"
+        );
     }
     let mut p = start;
     p.play_unchecked(&start.turns(TurnMode::Paths)[0]);

@@ -24,7 +24,16 @@ struct Naive {
     rules: RuleOptions,
 }
 
-const DIRS: [(i32, i32); 8] = [(0, 1), (1, 1), (1, 0), (1, -1), (0, -1), (-1, -1), (-1, 0), (-1, 1)];
+const DIRS: [(i32, i32); 8] = [
+    (0, 1),
+    (1, 1),
+    (1, 0),
+    (1, -1),
+    (0, -1),
+    (-1, -1),
+    (-1, 0),
+    (-1, 1),
+];
 
 impl Naive {
     fn from(pos: &Position) -> Naive {
@@ -36,7 +45,14 @@ impl Naive {
                 cells[p.index()] = Cell::Piece(c);
             }
         }
-        Naive { w, h, cells, side: pos.side_to_move(), ply: pos.ply(), rules: *pos.rules() }
+        Naive {
+            w,
+            h,
+            cells,
+            side: pos.side_to_move(),
+            ply: pos.ply(),
+            rules: *pos.rules(),
+        }
     }
     fn on(&self, x: i32, y: i32) -> bool {
         x >= 0 && y >= 0 && x < self.w && y < self.h
@@ -213,15 +229,22 @@ fn check(pos: &Position) {
     let mut expected = naive.turns();
     expected.sort();
     let fast = pos.turns(TurnMode::Paths);
-    let mut got: Vec<String> =
-        fast.iter().map(|t| format_turn(pos, t, PointStyle::Algebraic)).collect();
+    let mut got: Vec<String> = fast
+        .iter()
+        .map(|t| format_turn(pos, t, PointStyle::Algebraic))
+        .collect();
     got.sort();
     assert_eq!(got, expected, "every path, position {}", pos.fen());
     // Distinct turns: one per (origin, end, captured set), and none lost.
     let distinct = pos.turns(TurnMode::Distinct);
     let keys: BTreeSet<_> = fast.iter().map(|t| t.key()).collect();
     let dkeys: BTreeSet<_> = distinct.iter().map(|t| t.key()).collect();
-    assert_eq!(distinct.len(), dkeys.len(), "distinct turns repeat, {}", pos.fen());
+    assert_eq!(
+        distinct.len(),
+        dkeys.len(),
+        "distinct turns repeat, {}",
+        pos.fen()
+    );
     assert_eq!(keys, dkeys, "distinct turns, {}", pos.fen());
 }
 
@@ -231,13 +254,20 @@ fn run(variant: Variant, rules: RuleOptions, seed: u64) {
     let mut chains = 0;
     for pos in &positions {
         check(pos);
-        chains += pos.turns(TurnMode::Paths).iter().filter(|t| t.len() > 1).count();
+        chains += pos
+            .turns(TurnMode::Paths)
+            .iter()
+            .filter(|t| t.len() > 1)
+            .count();
         if !rules.reply_chains && pos.side_to_move() == Color::Black {
             // The reply rule bites only at turn 1: check every position as if it were.
             let as_reply = Position::new(
                 pos.variant(),
                 rules,
-                fanorona_rules::ByColor { white: pos.pieces(Color::White), black: pos.pieces(Color::Black) },
+                fanorona_rules::ByColor {
+                    white: pos.pieces(Color::White),
+                    black: pos.pieces(Color::Black),
+                },
                 pos.side_to_move(),
                 0,
                 1,
@@ -256,7 +286,14 @@ fn reference_tsivy_default() {
 
 #[test]
 fn reference_tsivy_single_reply() {
-    run(Variant::Tsivy, RuleOptions { reply_chains: false, ..RuleOptions::default() }, 2);
+    run(
+        Variant::Tsivy,
+        RuleOptions {
+            reply_chains: false,
+            ..RuleOptions::default()
+        },
+        2,
+    );
 }
 
 #[test]
@@ -266,17 +303,30 @@ fn reference_dimy_default() {
 
 #[test]
 fn reference_dimy_single_reply() {
-    run(Variant::Dimy, RuleOptions { reply_chains: false, ..RuleOptions::default() }, 4);
+    run(
+        Variant::Dimy,
+        RuleOptions {
+            reply_chains: false,
+            ..RuleOptions::default()
+        },
+        4,
+    );
 }
 
 #[test]
 fn reference_vela() {
     for (v, seed) in [(Color::Black, 5), (Color::White, 6)] {
-        let rules = RuleOptions { vela: Some(v), ..RuleOptions::default() };
+        let rules = RuleOptions {
+            vela: Some(v),
+            ..RuleOptions::default()
+        };
         let positions = random_positions(Variant::Tsivy, rules, 3_000, seed);
         for p in &positions {
             check(p);
         }
-        assert!(positions.iter().any(|p| p.vela_phase().is_none()), "vela phase ended somewhere");
+        assert!(
+            positions.iter().any(|p| p.vela_phase().is_none()),
+            "vela phase ended somewhere"
+        );
     }
 }

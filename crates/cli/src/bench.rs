@@ -1,0 +1,99 @@
+//! `fanorona bench`: throughput figures that check what they count.
+
+use anyhow::{Result, bail};
+use clap::{Args, ValueEnum};
+use fanorona_rules::{Position, RuleOptions, TurnMode, Variant, perft, playout};
+use rand::rngs::SmallRng;
+use rand::{RngExt, SeedableRng};
+use rayon::prelude::*;
+use std::time::{Duration, Instant};
+
+/// What to benchmark.
+#[derive(ValueEnum, Clone, Copy, Debug)]
+pub enum Target {
+    /// perft(6) of the tsivy start and random playouts.
+    Rules,
+}
+
+/// `fanorona bench`.
+#[derive(Args, Debug)]
+pub struct BenchArgs {
+    /// The benchmark.
+    pub target: Target,
+    /// One line of JSON.
+    #[arg(long)]
+    pub json: bool,
+    /// Seconds to run each timed part.
+    #[arg(long, default_value_t = 2.0)]
+    pub seconds: f64,
+}
+
+/// perft(6) of the tsivy start, as published (NOTES.md).
+const PERFT6: u64 = 9_204_447;
+
+pub fn run(a: BenchArgs) -> Result<()> {
+    match a.target {
+        Target::Rules => rules(&a),
+    }
+}
+
+/// Random playouts from the tsivy start on this thread for about `secs`: (games, turns).
+fn playouts_for(secs: f64, seed: u64) -> (u64, u64) {
+    let start = Position::start(Variant::Tsivy, RuleOptions::default());
+    let mut rng = SmallRng::seed_from_u64(seed);
+    let mut buf = Vec::with_capacity(256);
+    let deadline = Instant::now() + Duration::from_secs_f64(secs);
+    let (mut games, mut turns) = (0u64, 0u64);
+    while Instant::now() < deadline {
+        for _ in 0..64 {
+            let (_, n) = playout(&start, |k| rng.random_range(0..k), &mut buf);
+            games += 1;
+            turns += n as u64;
+        }
+    }
+    (games, turns)
+}
+
+fn rules(a: &BenchArgs) -> Result<()> {
+    let start = Position::start(Variant::Tsivy, RuleOptions::default());
+    let t = Instant::now();
+    let nodes = perft(&start, 6, TurnMode::Distinct);
+    let perft_secs = t.elapsed().as_secs_f64();
+    if nodes != PERFT6 {
+        bail!("perft(6) counted {nodes}, expected {PERFT6}: the generator is wrong");
+    }
+    if !a.json {
+        println!(
+            "perft(6) tsivy start: {nodes} nodes in {perft_secs:.3} s ({:.1} M/s, one thread)",
+            nodes as f64 / perft_secs / 1e6
+        );
+    }
+    let t = Instant::now();
+    let (games1, turns1) = playouts_for(a.seconds, 1);
+    let pps1 = games1 as f64 / t.elapsed().as_secs_f64();
+    if !a.json {
+        println!(
+            "random playouts, 1 thread: {pps1:.0} games/s ({:.1} turns a game)",
+            turns1 as f64 / games1 as f64
+        );
+    }
+    let threads = rayon::current_num_threads();
+    let t = Instant::now();
+    let games: u64 = (0..threads as u64)
+        .into_par_iter()
+        .map(|i| playouts_for(a.seconds, 100 + i).0)
+        .sum();
+    let pps = games as f64 / t.elapsed().as_secs_f64();
+    if a.json {
+        println!(
+            "{}",
+            serde_json::json!({
+                "perft6_nodes": nodes, "perft6_seconds": perft_secs,
+                "playouts_per_second_1thread": pps1.round(), "playouts_per_second": pps.round(),
+            })
+        );
+    } else {
+        println!("random playouts, {threads} threads: {pps:.0} games/s");
+    }
+    Ok(())
+}
