@@ -129,6 +129,15 @@ pub struct Geometry {
     pub shift: [i8; 8],
     /// `neighbour[p][d]`: the point one step from `p` along direction `d`, or [`NO_POINT`].
     pub neighbour: [[u8; 8]; 64],
+    /// `adjacent[p]`: the points joined to `p` by a line.
+    pub adjacent: [u64; 64],
+    /// `reach2[p]`: the points one or two steps from `p` along a straight line (where an
+    /// enemy must stand for a piece on `p` to capture).
+    pub reach2: [u64; 64],
+    /// `ray[p][d]`: every point beyond `p` along the line in direction `d`, to the edge.
+    pub ray: [[u64; 8]; 64],
+    /// `dir_to[p][q]`: the direction index of the step `p -> q`, or [`NO_POINT`].
+    pub dir_to: [[u8; 64]; 64],
 }
 
 const fn build(width: u8, height: u8) -> Geometry {
@@ -162,6 +171,41 @@ const fn build(width: u8, height: u8) -> Geometry {
         }
         d += 1;
     }
+    let mut adjacent = [0u64; 64];
+    let mut reach2 = [0u64; 64];
+    let mut dir_to = [[NO_POINT; 64]; 64];
+    let mut p = 0;
+    while p < 64 {
+        let mut d = 0;
+        while d < 8 {
+            let q = neighbour[p][d];
+            if q != NO_POINT {
+                adjacent[p] |= 1u64 << q;
+                reach2[p] |= 1u64 << q;
+                dir_to[p][q as usize] = d as u8;
+                let r = neighbour[q as usize][d];
+                if r != NO_POINT {
+                    reach2[p] |= 1u64 << r;
+                }
+            }
+            d += 1;
+        }
+        p += 1;
+    }
+    let mut ray = [[0u64; 8]; 64];
+    let mut p = 0;
+    while p < 64 {
+        let mut d = 0;
+        while d < 8 {
+            let mut q = neighbour[p][d];
+            while q != NO_POINT {
+                ray[p][d] |= 1u64 << q;
+                q = neighbour[q as usize][d];
+            }
+            d += 1;
+        }
+        p += 1;
+    }
     Geometry {
         width,
         height,
@@ -169,6 +213,10 @@ const fn build(width: u8, height: u8) -> Geometry {
         has_line,
         shift,
         neighbour,
+        adjacent,
+        reach2,
+        ray,
+        dir_to,
     }
 }
 
@@ -184,8 +232,14 @@ impl Geometry {
     #[inline(always)]
     pub fn shift(&self, bb: Bitboard, d: Direction) -> Bitboard {
         let masked = bb.0 & self.has_line[d.index()];
-        let s = self.shift[d.index()];
-        Bitboard(if s > 0 { masked << s } else { masked >> (-s) })
+        // The sign follows from the direction alone, so an unrolled loop over directions
+        // needs no branch: N, NE, E and NW go up the index order.
+        match d {
+            Direction::N | Direction::NE | Direction::E | Direction::NW => {
+                Bitboard(masked << self.shift[d.index()])
+            }
+            _ => Bitboard(masked >> -self.shift[d.index()]),
+        }
     }
     /// The point one step from `p` in direction `d`, if a line goes there.
     #[inline(always)]

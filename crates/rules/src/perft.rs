@@ -7,23 +7,33 @@ use crate::turn::Turn;
 /// when the side to move has no turn. `depth` 0 counts 1.
 pub fn perft(pos: &Position, depth: u32, mode: TurnMode) -> u64 {
     let mut buffers: Vec<Vec<Turn>> = (0..depth).map(|_| Vec::with_capacity(64)).collect();
-    perft_rec(pos, depth, mode, &mut buffers)
+    let mut scratch = Vec::with_capacity(16);
+    perft_rec(pos, depth, mode, &mut buffers, &mut scratch)
 }
 
-fn perft_rec(pos: &Position, depth: u32, mode: TurnMode, buffers: &mut [Vec<Turn>]) -> u64 {
+type Keys = Vec<u64>;
+
+fn perft_rec(
+    pos: &Position,
+    depth: u32,
+    mode: TurnMode,
+    buffers: &mut [Vec<Turn>],
+    scratch: &mut Keys,
+) -> u64 {
     if depth == 0 {
         return 1;
     }
+    if depth == 1 {
+        // Leaves are counted without building turns.
+        return pos.count_turns(mode, scratch);
+    }
     let (list, rest) = buffers.split_first_mut().expect("one buffer per level");
     pos.turns_into(list, mode);
-    if depth == 1 {
-        return list.len() as u64;
-    }
     let mut n = 0;
     for t in list.iter() {
         let mut child = *pos;
         child.play_unchecked(t);
-        n += perft_rec(&child, depth - 1, mode, rest);
+        n += perft_rec(&child, depth - 1, mode, rest, scratch);
     }
     n
 }

@@ -358,6 +358,26 @@ impl Position {
     /// Only meaningful at a turn boundary (`chain()` is `None`).
     pub fn turns_into(&self, out: &mut Vec<Turn>, mode: TurnMode) {
         out.clear();
+        SEEN.with_borrow_mut(|seen| {
+            let seen = (mode == TurnMode::Distinct).then_some(seen);
+            self.generate(&mut ListSink { out, seen });
+        });
+    }
+
+    /// The number of legal turns, without building the list (perft's leaves). `scratch`
+    /// holds chain keys for de-duplication, reused across calls.
+    pub fn count_turns(&self, mode: TurnMode, scratch: &mut Vec<u64>) -> u64 {
+        let mut sink = CountSink {
+            n: 0,
+            distinct: mode == TurnMode::Distinct,
+            seen: scratch,
+        };
+        self.generate(&mut sink);
+        sink.n
+    }
+
+    #[inline(always)]
+    fn generate<S: TurnSink>(&self, sink: &mut S) {
         debug_assert!(self.chain.is_none(), "turn-level generation inside a chain");
         let g = self.geometry();
         let us = self.pieces(self.side);
@@ -368,21 +388,19 @@ impl Position {
             if any.any() {
                 let mut chains = ChainGen {
                     g,
-                    out,
-                    distinct: mode == TurnMode::Distinct,
+                    sink,
                     rule,
+                    turn: Turn::new(Point(0)),
                 };
                 for p in any {
-                    let origin_start = chains.out.len();
+                    chains.sink.begin_origin();
                     let us_rest = us.without(p);
                     for d in Direction::ALL {
-                        for (set, cap) in [
-                            (app[d.index()], Capture::Approach),
-                            (wd[d.index()], Capture::Withdrawal),
-                        ] {
-                            if set.contains(p) {
-                                chains.first_step(origin_start, p, d, cap, us_rest, them);
-                            }
+                        if app[d.index()].contains(p) {
+                            chains.first_step(p, d, Capture::Approach, us_rest, them);
+                        }
+                        if wd[d.index()].contains(p) {
+                            chains.first_step(p, d, Capture::Withdrawal, us_rest, them);
                         }
                     }
                 }
@@ -394,17 +412,7 @@ impl Position {
             }
         }
         let empty = g.all & !(us | them);
-        for p in us {
-            for d in Direction::ALL {
-                if let Some(q) = g.neighbour(p, d)
-                    && empty.contains(q)
-                {
-                    let mut t = Turn::new(p);
-                    t.push(q, StepKind::Paika, Bitboard::EMPTY);
-                    out.push(t);
-                }
-            }
-        }
+        sink.paika(g, us, empty);
     }
 
     /// The legal turns as a new vector.
@@ -817,23 +825,39 @@ pub(crate) fn capture_run(
     them: Bitboard,
     first_only: bool,
 ) -> Bitboard {
-    let (start, dir) = match cap {
-        Capture::Approach => (g.neighbour(to, d), d),
-        Capture::Withdrawal => (g.neighbour(from, d.opposite()), d.opposite()),
+    let (ray, dir) = match cap {
+        Capture::Approach => (g.ray[to.index()][d.index()], d),
+        Capture::Withdrawal => (g.ray[from.index()][d.opposite().index()], d.opposite()),
     };
-    let mut run = Bitboard::EMPTY;
-    let mut cur = start;
-    while let Some(p) = cur {
-        if !them.contains(p) {
-            break;
-        }
-        run = run.with(p);
-        if first_only {
-            break;
-        }
-        cur = g.neighbour(p, dir);
+    if first_only {
+        // The first point of the ray, if it holds an enemy.
+        let first = match dir {
+            Direction::N | Direction::NE | Direction::E | Direction::NW => ray & ray.wrapping_neg(),
+            _ if ray == 0 => 0,
+            _ => 1u64 << (63 - ray.leading_zeros()),
+        };
+        return Bitboard(first & them.0);
     }
-    run
+    // The run is the enemy pieces along the ray up to the first point that is not one.
+    let blockers = ray & !them.0;
+    Bitboard(match dir {
+        Direction::N | Direction::NE | Direction::E | Direction::NW => {
+            // The ray goes up the index order: keep the bits below the lowest blocker.
+            if blockers == 0 {
+                ray
+            } else {
+                ray & ((blockers & blockers.wrapping_neg()) - 1)
+            }
+        }
+        _ => {
+            if blockers == 0 {
+                ray
+            } else {
+                let h = 63 - blockers.leading_zeros();
+                ray & !((2u64 << h).wrapping_sub(1))
+            }
+        }
+    })
 }
 
 /// Calls `f(d, capture)` for every capturing continuation of a chain piece at `p`.
@@ -848,41 +872,138 @@ fn for_each_continuation(
     them: Bitboard,
     mut f: impl FnMut(Direction, Capture),
 ) {
-    let free = g.all & !(us | them | visited);
-    for d in Direction::ALL {
+    // Most captures cannot go on: reject them with two masks before any table walk.
+    if them.0 & g.reach2[p.index()] == 0 {
+        return;
+    }
+    let free = Bitboard(g.adjacent[p.index()]) & !(us | them | visited);
+    for q in free {
+        let d = Direction::from_index(g.dir_to[p.index()][q.index()] as usize);
         if d == last {
             continue;
         }
-        let Some(q) = g.neighbour(p, d) else { continue };
-        if !free.contains(q) {
-            continue;
-        }
-        if let Some(r) = g.neighbour(q, d)
-            && them.contains(r)
-        {
+        let a = g.neighbour[q.index()][d.index()];
+        if a != crate::geometry::NO_POINT && them.contains(Point(a)) {
             f(d, Capture::Approach);
         }
-        if let Some(r) = g.neighbour(p, d.opposite())
-            && them.contains(r)
-        {
+        let w = g.neighbour[p.index()][d.opposite().index()];
+        if w != crate::geometry::NO_POINT && them.contains(Point(w)) {
             f(d, Capture::Withdrawal);
         }
     }
 }
 
-/// Depth-first enumeration of capture chains into a turn list.
-struct ChainGen<'a> {
-    g: &'static Geometry,
-    out: &'a mut Vec<Turn>,
-    distinct: bool,
-    rule: CaptureRule,
+thread_local! {
+    /// Chain keys for de-duplicating distinct turns: per-thread scratch, so generation
+    /// allocates nothing once warm.
+    static SEEN: std::cell::RefCell<Vec<u64>> = const { std::cell::RefCell::new(Vec::new()) };
 }
 
-impl ChainGen<'_> {
-    #[inline]
+/// Where generated turns go: a list, or a counter.
+trait TurnSink {
+    /// Turns from a new origin follow.
+    fn begin_origin(&mut self);
+    /// A one-step capture (always distinct from every other turn).
+    fn single(&mut self, t: &Turn);
+    /// A capture chain of two or more steps (may repeat an earlier turn's key).
+    fn multi(&mut self, t: &Turn);
+    /// Every paika of `us` into `empty`.
+    fn paika(&mut self, g: &Geometry, us: Bitboard, empty: Bitboard);
+}
+
+struct ListSink<'a> {
+    out: &'a mut Vec<Turn>,
+    /// With `Some`, distinct mode: the keys of this origin's chains so far.
+    seen: Option<&'a mut Vec<u64>>,
+}
+
+/// A chain's identity within one origin: the captured set (bits 0..45) and the end point.
+#[inline(always)]
+fn chain_key_of(t: &Turn) -> u64 {
+    t.captured.0 | (t.to().0 as u64) << 58
+}
+
+impl TurnSink for ListSink<'_> {
+    #[inline(always)]
+    fn begin_origin(&mut self) {
+        if let Some(seen) = self.seen.as_deref_mut() {
+            seen.clear();
+        }
+    }
+    #[inline(always)]
+    fn single(&mut self, t: &Turn) {
+        self.out.push(*t);
+    }
+    #[inline(always)]
+    fn multi(&mut self, t: &Turn) {
+        if let Some(seen) = self.seen.as_deref_mut() {
+            let k = chain_key_of(t);
+            if seen.contains(&k) {
+                return;
+            }
+            seen.push(k);
+        }
+        self.out.push(*t);
+    }
+    #[inline(always)]
+    fn paika(&mut self, g: &Geometry, us: Bitboard, empty: Bitboard) {
+        for p in us {
+            for q in Bitboard(g.adjacent[p.index()]) & empty {
+                let mut t = Turn::new(p);
+                t.push(q, StepKind::Paika, Bitboard::EMPTY);
+                self.out.push(t);
+            }
+        }
+    }
+}
+
+struct CountSink<'a> {
+    n: u64,
+    distinct: bool,
+    seen: &'a mut Vec<u64>,
+}
+
+impl TurnSink for CountSink<'_> {
+    #[inline(always)]
+    fn begin_origin(&mut self) {
+        self.seen.clear();
+    }
+    #[inline(always)]
+    fn single(&mut self, _: &Turn) {
+        self.n += 1;
+    }
+    #[inline(always)]
+    fn multi(&mut self, t: &Turn) {
+        if self.distinct {
+            let k = chain_key_of(t);
+            if self.seen.contains(&k) {
+                return;
+            }
+            self.seen.push(k);
+        }
+        self.n += 1;
+    }
+    #[inline(always)]
+    fn paika(&mut self, g: &Geometry, us: Bitboard, empty: Bitboard) {
+        for d in Direction::ALL {
+            self.n += (us & g.shift(empty, d.opposite())).count() as u64;
+        }
+    }
+}
+
+/// Depth-first enumeration of capture chains into a sink.
+struct ChainGen<'a, S> {
+    g: &'static Geometry,
+    sink: &'a mut S,
+    rule: CaptureRule,
+    /// The chain being built; steps are pushed and popped as the search goes.
+    turn: Turn,
+}
+
+impl<S: TurnSink> ChainGen<'_, S> {
+    #[inline(always)]
     fn first_step(
         &mut self,
-        origin_start: usize,
         p: Point,
         d: Direction,
         cap: Capture,
@@ -890,22 +1011,18 @@ impl ChainGen<'_> {
         them: Bitboard,
     ) {
         let g = self.g;
-        let q = g.neighbour[p.index()][d.index()];
-        let q = Point(q);
+        let q = Point(g.neighbour[p.index()][d.index()]);
         let run = capture_run(g, p, q, d, cap, them, self.rule == CaptureRule::VelaSingle);
-        let mut t = Turn::new(p);
-        t.push(q, StepKind::Capture(cap), run);
-        self.out.push(t);
+        self.turn.reset(p);
+        self.turn.push(q, StepKind::Capture(cap), run);
+        self.sink.single(&self.turn);
         if self.rule == CaptureRule::Chains {
-            self.extend(origin_start, t, q, d, p.bb().with(q), us_rest, them & !run);
+            self.extend(q, d, p.bb().with(q), us_rest, them & !run);
         }
     }
 
-    #[allow(clippy::too_many_arguments)] // the chain state, passed by value on purpose
     fn extend(
         &mut self,
-        origin_start: usize,
-        turn: Turn,
         p: Point,
         last: Direction,
         visited: Bitboard,
@@ -916,19 +1033,12 @@ impl ChainGen<'_> {
         for_each_continuation(g, p, last, visited, us_rest.with(p), them, |d, cap| {
             let q = Point(g.neighbour[p.index()][d.index()]);
             let run = capture_run(g, p, q, d, cap, them, false);
-            let mut t = turn;
-            t.push(q, StepKind::Capture(cap), run);
-            let dup = self.distinct
-                && self.out[origin_start..]
-                    .iter()
-                    .any(|o| o.len > 1 && o.key() == t.key());
-            if !dup {
-                self.out.push(t);
-            }
-            // A duplicate's continuations are still explored: a different path to the same
-            // state can continue differently only through the visited set, so its
-            // continuations may be new turns.
-            self.extend(origin_start, t, q, d, visited.with(q), us_rest, them & !run);
+            self.turn.push(q, StepKind::Capture(cap), run);
+            self.sink.multi(&self.turn);
+            // A duplicate's continuations are still explored: another path to the same
+            // state may have a different visited set, so its continuations may be new.
+            self.extend(q, d, visited.with(q), us_rest, them & !run);
+            self.turn.pop(run);
         });
     }
 }

@@ -167,7 +167,22 @@ impl Turn {
             (from, Point(self.path[i]), self.kind(i))
         })
     }
-    #[inline]
+    /// Starts a new chain at `from`, keeping the path buffer as it is.
+    #[inline(always)]
+    pub(crate) fn reset(&mut self, from: Point) {
+        self.from = from;
+        self.len = 0;
+        self.capture = false;
+        self.approach = 0;
+        self.captured = Bitboard::EMPTY;
+    }
+    /// Takes back the last step of a capture chain, which captured `run`.
+    #[inline(always)]
+    pub(crate) fn pop(&mut self, run: Bitboard) {
+        self.len -= 1;
+        self.captured ^= run;
+    }
+    #[inline(always)]
     pub(crate) fn push(&mut self, to: Point, kind: StepKind, captured: Bitboard) {
         let i = self.len as usize;
         self.path[i] = to.0;
