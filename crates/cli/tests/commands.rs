@@ -1,0 +1,232 @@
+//! The binary's contract: command names, flags, `--json` fields, exit codes.
+
+use std::process::{Command, Output};
+
+fn fanorona(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_fanorona"))
+        .args(args)
+        .output()
+        .expect("runs")
+}
+
+fn stdout(o: &Output) -> String {
+    String::from_utf8_lossy(&o.stdout).into_owned()
+}
+fn stderr(o: &Output) -> String {
+    String::from_utf8_lossy(&o.stderr).into_owned()
+}
+
+fn json(o: &Output) -> serde_json::Value {
+    assert!(o.status.success(), "{}", stderr(o));
+    let line = stdout(o).lines().last().unwrap_or_default().to_string();
+    serde_json::from_str(&line).unwrap_or_else(|e| panic!("{e}: {line}"))
+}
+
+#[test]
+fn perft_json() {
+    let v = json(&fanorona(&["perft", "--depth", "4", "--json"]));
+    assert_eq!(v["variant"], "tsivy");
+    assert_eq!(v["depth"], 4);
+    assert_eq!(v["nodes"], 18026);
+    assert!(v["seconds"].as_f64().is_some() && v["nodes_per_second"].as_f64().is_some());
+    let v = json(&fanorona(&[
+        "perft",
+        "--depth",
+        "4",
+        "--variant",
+        "dimy",
+        "--json",
+    ]));
+    assert_eq!(v["nodes"], 3469);
+    let v = json(&fanorona(&[
+        "perft",
+        "--depth",
+        "4",
+        "--rule",
+        "vela=black",
+        "--json",
+    ]));
+    assert_eq!(v["nodes"], 817);
+    let v = json(&fanorona(&[
+        "perft",
+        "--depth",
+        "3",
+        "--rule",
+        "reply_chains=false",
+        "--json",
+    ]));
+    assert_eq!(v["nodes"], 198);
+    let v = json(&fanorona(&["perft", "--depth", "5", "--paths", "--json"]));
+    assert_eq!(v["nodes"], 431852);
+}
+
+#[test]
+fn perft_divide_sums() {
+    let o = fanorona(&["perft", "--depth", "3", "--divide"]);
+    assert!(o.status.success());
+    let out = stdout(&o);
+    let sum: u64 = out
+        .lines()
+        .filter_map(|l| {
+            l.rsplit_once(' ').and_then(|(t, n)| {
+                (!t.starts_with("perft"))
+                    .then(|| n.parse::<u64>().ok())
+                    .flatten()
+            })
+        })
+        .sum();
+    assert_eq!(sum, 724, "{out}");
+    assert!(out.contains("d3e3(-1) "), "{out}");
+}
+
+#[test]
+fn turns_lists_the_five_openings() {
+    let o = fanorona(&["turns"]);
+    let mut lines: Vec<String> = stdout(&o).lines().map(String::from).collect();
+    lines.sort();
+    assert_eq!(
+        lines,
+        ["d2e3(+2)", "d3e3(+1)", "d3e3(-1)", "e2e3(+2)", "f2e3(+2)"]
+    );
+    let o = fanorona(&[
+        "turns",
+        "--numbers",
+        "--fen",
+        "BBBBBBBBB/BBBBBBBBB/BWBW1BWBW/WWWWWWWWW/WWWWWWWWW w 0 0",
+    ]);
+    assert!(stdout(&o).contains("22-23(-1)"));
+    let o = fanorona(&["turns", "--variant", "telo"]);
+    assert_eq!(stdout(&o).lines().count(), 9);
+}
+
+#[test]
+fn replay_json_and_errors() {
+    let v = json(&fanorona(&[
+        "replay",
+        "--json",
+        "d3e3(-1) d4d3(+2)-c3(-1)-d2(+1)-e3(-1)",
+    ]));
+    assert_eq!(
+        v["fen"],
+        "BBBBBBBBB/BBB1BBBBB/BW2BBWBW/WWW1WWWWW/WW3WWWW w 0 2"
+    );
+    assert_eq!(v["turns"], 2);
+    assert_eq!(v["result"], "ongoing");
+    // Separate arguments and move numbers work too.
+    let v = json(&fanorona(&[
+        "replay",
+        "--json",
+        "1.",
+        "d3e3(-1);",
+        "d4d3-c3(-)-d2-e3",
+    ]));
+    assert_eq!(v["turns"], 2);
+    // A game that ends: White captures Black's last pieces.
+    let v = json(&fanorona(&[
+        "replay",
+        "--json",
+        "--fen",
+        "9/9/9/9/BB1W5 w",
+        "d1c1",
+    ]));
+    assert_eq!(v["result"], "white");
+    for (game, what) in [
+        ("d3e3", "ambiguous"),
+        ("e2e3(+2) e2e3", "illegal"),
+        ("d3e3(+2)", "wrong capture count"),
+        ("d3e3(-1) zz", "malformed"),
+    ] {
+        let o = fanorona(&["replay", game]);
+        assert_eq!(o.status.code(), Some(2), "{game}");
+        let e = stderr(&o);
+        assert!(e.contains(what), "{game}: {e}");
+        assert!(e.contains("turn 1") || e.contains("turn 2"), "{game}: {e}");
+        assert!(
+            e.contains(" w 0 0`") || e.contains(" b 0 1`") || e.contains("malformed"),
+            "{game}: {e}"
+        );
+    }
+}
+
+#[test]
+fn replay_reads_files() {
+    let dir = std::env::temp_dir().join(format!("fanorona-replay-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let f = dir.join("game.txt");
+    std::fs::write(&f, "1. e2e3(+2) f4e5(-3)\n").unwrap();
+    let v = json(&fanorona(&[
+        "replay",
+        "--json",
+        "--file",
+        f.to_str().unwrap(),
+    ]));
+    assert_eq!(v["turns"], 2);
+    let o = fanorona(&[
+        "replay",
+        "--file",
+        dir.join("missing.txt").to_str().unwrap(),
+    ]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(stderr(&o).contains("missing.txt"));
+    std::fs::remove_dir_all(&dir).ok();
+}
+
+#[test]
+fn bad_input_is_a_clear_error() {
+    for (args, what) in [
+        (
+            vec![
+                "perft",
+                "--depth",
+                "2",
+                "--fen",
+                "BBBBB/BBBBB/BW1B/WWWWW/WWWWW w",
+            ],
+            "row 3",
+        ),
+        (
+            vec!["perft", "--depth", "2", "--rule", "colour=red"],
+            "colour",
+        ),
+        (
+            vec!["perft", "--depth", "2", "--rule", "vela=green"],
+            "green",
+        ),
+        (
+            vec![
+                "turns",
+                "--variant",
+                "dimy",
+                "--fen",
+                "BBBBBBBBB/BBBBBBBBB/BWBW1BWBW/WWWWWWWWW/WWWWWWWWW w",
+            ],
+            "does not match",
+        ),
+        (vec!["turns", "--variant", "chess"], "chess"),
+    ] {
+        let o = fanorona(&args);
+        assert_eq!(o.status.code(), Some(2), "{args:?}");
+        assert!(stderr(&o).contains(what), "{args:?}: {}", stderr(&o));
+        assert!(!stderr(&o).contains("panicked"));
+    }
+}
+
+#[test]
+fn telo_replay() {
+    let v = json(&fanorona(&[
+        "replay",
+        "--variant",
+        "telo",
+        "--json",
+        "b2 a1 c1 a3 a2",
+    ]));
+    assert_eq!(v["result"], "ongoing");
+    let v = json(&fanorona(&[
+        "replay",
+        "--variant",
+        "telo",
+        "--json",
+        "b2 a1 c1 a2 a3",
+    ]));
+    assert_eq!(v["result"], "white", "a3 b2 c1 is a diagonal");
+}

@@ -1,0 +1,70 @@
+//! Move generation allocates nothing once its buffers have grown (a counting allocator).
+#![allow(unsafe_code)] // a GlobalAlloc wrapper needs it; it only counts and forwards
+
+use fanorona_rules::{Action, Position, RuleOptions, TurnMode, Variant, playout};
+use std::alloc::{GlobalAlloc, Layout, System};
+use std::sync::atomic::{AtomicUsize, Ordering};
+
+struct Counting;
+static ALLOCS: AtomicUsize = AtomicUsize::new(0);
+
+unsafe impl GlobalAlloc for Counting {
+    unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
+        ALLOCS.fetch_add(1, Ordering::Relaxed);
+        unsafe { System.alloc(layout) }
+    }
+    unsafe fn dealloc(&self, ptr: *mut u8, layout: Layout) {
+        unsafe { System.dealloc(ptr, layout) }
+    }
+    unsafe fn realloc(&self, ptr: *mut u8, layout: Layout, new_size: usize) -> *mut u8 {
+        ALLOCS.fetch_add(1, Ordering::Relaxed);
+        unsafe { System.realloc(ptr, layout, new_size) }
+    }
+}
+
+#[global_allocator]
+static GLOBAL: Counting = Counting;
+
+#[test]
+fn generation_does_not_allocate_once_warm() {
+    let start = Position::start(Variant::Tsivy, RuleOptions::default());
+    let mut turns = Vec::with_capacity(4096);
+    let mut actions: Vec<Action> = Vec::with_capacity(4096);
+    let mut keys = Vec::with_capacity(4096);
+    // The same games twice: the first pass grows every buffer (the per-thread
+    // de-duplication list included), the second must not allocate at all.
+    let games = |turns: &mut Vec<_>, actions: &mut Vec<Action>, keys: &mut Vec<u64>| {
+        let mut seed = 7u64;
+        let mut pick = move |n: usize| {
+            seed ^= seed << 13;
+            seed ^= seed >> 7;
+            seed ^= seed << 17;
+            (seed % n as u64) as usize
+        };
+        let mut n = 0;
+        for _ in 0..200 {
+            let mut p = start;
+            while p.outcome_given(true).is_none() {
+                p.turns_into(turns, TurnMode::Distinct);
+                if turns.is_empty() {
+                    break;
+                }
+                n += p.count_turns(TurnMode::Paths, keys);
+                p.actions_into(actions);
+                p.turns_into(turns, TurnMode::Paths);
+                let t = turns[pick(turns.len())];
+                p.play_unchecked(&t);
+            }
+        }
+        for _ in 0..20 {
+            playout(&start, &mut pick, turns);
+        }
+        n
+    };
+    games(&mut turns, &mut actions, &mut keys);
+    let before = ALLOCS.load(Ordering::Relaxed);
+    let n = games(&mut turns, &mut actions, &mut keys);
+    let after = ALLOCS.load(Ordering::Relaxed);
+    assert!(n > 10_000, "generated {n} turns");
+    assert_eq!(after - before, 0, "allocations during generation");
+}
