@@ -29,6 +29,7 @@
 
 mod bitboard;
 mod fen;
+pub mod game;
 mod geometry;
 mod history;
 pub mod notation;
@@ -41,6 +42,7 @@ mod zobrist;
 
 pub use bitboard::{Bitboard, ByColor, Color, Direction, Point};
 pub use fen::{FenError, FenErrorKind, Setup};
+pub use game::{Game, num_actions};
 pub use geometry::{DIMY, Geometry, NO_POINT, ParseVariantError, PointName, TELO, TSIVY, Variant};
 pub use history::History;
 pub use notation::{GameError, NotationError, PointStyle};

@@ -544,18 +544,24 @@ impl Position {
     /// [`Action::EndTurn`]. The same side moves again after a capture that can continue.
     pub fn actions_into(&self, out: &mut Vec<Action>) {
         out.clear();
+        self.for_each_action(|a| out.push(a));
+    }
+
+    /// Calls `f` with every legal action, in the order of [`Position::actions_into`].
+    #[inline]
+    pub fn for_each_action(&self, mut f: impl FnMut(Action)) {
         let g = self.geometry();
         let us = self.pieces(self.side);
         let them = self.pieces(self.side.other());
         if let Some(c) = &self.chain {
             for_each_continuation(g, c.piece, c.last_dir, c.visited, us, them, |d, cap| {
-                out.push(Action::Step(Step {
+                f(Action::Step(Step {
                     from: c.piece,
                     dir: d,
                     kind: StepKind::Capture(cap),
                 }));
             });
-            out.push(Action::EndTurn);
+            f(Action::EndTurn);
             return;
         }
         let rule = self.capture_rule();
@@ -565,14 +571,14 @@ impl Position {
                 for p in any {
                     for d in Direction::ALL {
                         if app[d.index()].contains(p) {
-                            out.push(Action::Step(Step {
+                            f(Action::Step(Step {
                                 from: p,
                                 dir: d,
                                 kind: StepKind::Capture(Capture::Approach),
                             }));
                         }
                         if wd[d.index()].contains(p) {
-                            out.push(Action::Step(Step {
+                            f(Action::Step(Step {
                                 from: p,
                                 dir: d,
                                 kind: StepKind::Capture(Capture::Withdrawal),
@@ -588,18 +594,40 @@ impl Position {
         }
         let empty = g.all & !(us | them);
         for p in us {
-            for d in Direction::ALL {
-                if let Some(q) = g.neighbour(p, d)
-                    && empty.contains(q)
-                {
-                    out.push(Action::Step(Step {
-                        from: p,
-                        dir: d,
-                        kind: StepKind::Paika,
-                    }));
-                }
+            for q in Bitboard(g.adjacent[p.index()]) & empty {
+                let dir = Direction::from_index(g.dir_to[p.index()][q.index()] as usize);
+                f(Action::Step(Step {
+                    from: p,
+                    dir,
+                    kind: StepKind::Paika,
+                }));
             }
         }
+    }
+
+    /// The position with every point renamed by `point` and every direction by `dir`
+    /// (a board symmetry: the caller makes sure both maps preserve the lines). Pieces, the
+    /// chain state and the hash are carried over.
+    pub fn relabel(
+        &self,
+        point: impl Fn(Point) -> Point,
+        dir: impl Fn(Direction) -> Direction,
+    ) -> Position {
+        let map = |bb: Bitboard| bb.fold(Bitboard::EMPTY, |acc, p| acc.with(point(p)));
+        let mut p = Position {
+            pieces: ByColor {
+                white: map(self.pieces.white),
+                black: map(self.pieces.black),
+            },
+            chain: self.chain.map(|c| Chain {
+                piece: point(c.piece),
+                visited: map(c.visited),
+                last_dir: dir(c.last_dir),
+            }),
+            ..*self
+        };
+        p.hash = p.hash_from_scratch();
+        p
     }
 
     /// The legal actions as a new vector.

@@ -175,6 +175,16 @@ impl TeloPosition {
         self.pieces(self.side).count() < 3
     }
 
+    /// The position with every point renamed by `point` (a board symmetry).
+    pub fn relabel(&self, point: impl Fn(Point) -> Point) -> TeloPosition {
+        let map = |bb: Bitboard| bb.fold(Bitboard::EMPTY, |acc, p| acc.with(point(p)));
+        let pieces = ByColor {
+            white: map(self.pieces.white),
+            black: map(self.pieces.black),
+        };
+        TeloPosition::from_parts(self.rules, pieces, self.side, self.quiet, self.ply)
+    }
+
     /// The legal moves into `out` (cleared first). Empty once the game is decided.
     pub fn moves_into(&self, out: &mut Vec<TeloMove>) {
         out.clear();

@@ -161,6 +161,29 @@ proptest! {
     }
 
     #[test]
+    fn action_indices_round_trip(seed in any::<u64>(), vr in 0u8..8) {
+        use fanorona_rules::game::{action_from_index, action_index};
+        use fanorona_rules::Game;
+        let (v, r) = variant_and_rules(vr);
+        let mut rng = SmallRng::seed_from_u64(seed);
+        let mut pos = Position::start(v, r);
+        let mut idx = Vec::new();
+        while pos.outcome().is_none() && pos.ply() < 300 {
+            pos.legal_actions(&mut idx);
+            let acts = pos.actions();
+            prop_assert_eq!(idx.len(), acts.len());
+            for (&i, &a) in idx.iter().zip(&acts) {
+                prop_assert!(i < pos.num_actions());
+                prop_assert_eq!(action_from_index(v.points(), i), Some(a));
+                prop_assert_eq!(action_index(v.points(), a), i);
+            }
+            let i = idx[rng.random_range(0..idx.len())];
+            pos.apply(i);
+            prop_assert_eq!(pos.hash(), pos.hash_from_scratch());
+        }
+    }
+
+    #[test]
     fn parsers_never_panic(s in ".{0,40}") {
         let _ = Setup::from_fen(&s);
         let _ = Position::from_fen(&s, RuleOptions::default());
