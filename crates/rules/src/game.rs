@@ -139,7 +139,7 @@ impl Game for Position {
                     .map_or("??".to_string(), |q| g.name(q).to_string());
                 let kind = match s.kind {
                     StepKind::Paika => "",
-                    StepKind::Capture(c) if c == crate::Capture::Approach => "(+)",
+                    StepKind::Capture(crate::Capture::Approach) => "(+)",
                     StepKind::Capture(_) => "(-)",
                 };
                 format!("{}{to}{kind}", g.name(s.from))
