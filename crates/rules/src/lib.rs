@@ -48,6 +48,8 @@ pub use history::History;
 pub use notation::{GameError, NotationError, PointStyle};
 pub use options::{DEFAULT_QUIET_LIMIT, DEFAULT_TELO_QUIET_LIMIT, RuleOptionError, RuleOptions};
 pub use perft::{divide, perft};
-pub use position::{Chain, IllegalTurn, Outcome, Position, PositionError, TurnMode, playout};
+pub use position::{
+    Chain, IllegalTurn, Outcome, Position, PositionError, Restriction, TurnMode, playout,
+};
 pub use turn::{Action, Capture, MAX_CHAIN, Step, StepKind, Turn};
 pub use zobrist::{KEYS, Keys};

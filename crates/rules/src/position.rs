@@ -60,6 +60,19 @@ pub enum TurnMode {
     Paths,
 }
 
+/// A rule that restricts the turn of the side to move.
+#[derive(Clone, Copy, PartialEq, Eq, Hash, Debug)]
+pub enum Restriction {
+    /// Normal rules.
+    None,
+    /// One capturing step only (the reply with `reply_chains = false`).
+    SingleCapture,
+    /// The vela player's turn in the vela phase: one capturing step taking one piece.
+    VelaCapture,
+    /// The other side in the vela phase: paika only.
+    PaikaOnly,
+}
+
 /// How far capture chains may go in the current turn.
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
 enum CaptureRule {
@@ -303,6 +316,16 @@ impl Position {
         match self.rules.vela {
             Some(v) if self.pieces(v.other()).count() > 5 => Some(v),
             _ => None,
+        }
+    }
+
+    /// What restricts the current turn (the reply rule and the vela phase).
+    pub fn restriction(&self) -> Restriction {
+        match self.capture_rule() {
+            CaptureRule::Chains => Restriction::None,
+            CaptureRule::Single => Restriction::SingleCapture,
+            CaptureRule::VelaSingle => Restriction::VelaCapture,
+            CaptureRule::Forbidden => Restriction::PaikaOnly,
         }
     }
 
