@@ -3,6 +3,7 @@
 use anyhow::{Result, bail};
 use clap::{Args, ValueEnum};
 use fanorona_rules::{Position, RuleOptions, TurnMode, Variant, perft, playout};
+use fanorona_sim::BatchSim;
 use rand::rngs::SmallRng;
 use rand::{RngExt, SeedableRng};
 use rayon::prelude::*;
@@ -13,6 +14,8 @@ use std::time::{Duration, Instant};
 pub enum Target {
     /// perft(6) of the tsivy start and random playouts.
     Rules,
+    /// The batched simulator: encoded random steps per second.
+    Sim,
 }
 
 /// `fanorona bench`.
@@ -23,6 +26,9 @@ pub struct BenchArgs {
     /// One line of JSON.
     #[arg(long)]
     pub json: bool,
+    /// Games in the batch (bench sim).
+    #[arg(long, default_value_t = 1024)]
+    pub batch: usize,
     /// Seconds to run each timed part.
     #[arg(long, default_value_t = 2.0)]
     pub seconds: f64,
@@ -34,6 +40,7 @@ const PERFT6: u64 = 9_204_447;
 pub fn run(a: BenchArgs) -> Result<()> {
     match a.target {
         Target::Rules => rules(&a),
+        Target::Sim => sim(&a),
     }
 }
 
@@ -94,6 +101,68 @@ fn rules(a: &BenchArgs) -> Result<()> {
         );
     } else {
         println!("random playouts, {threads} threads: {pps:.0} games/s");
+    }
+    Ok(())
+}
+
+/// Random play through the batch simulator for about `secs`: every step writes the
+/// observations and masks, samples from the masks and steps all games.
+/// Returns (steps, finished games, seconds).
+fn sim_run(variant: Variant, batch: usize, secs: f64) -> (u64, u64, f64) {
+    let start = Position::start(variant, RuleOptions::default());
+    let mut sim = BatchSim::new(start, batch, 1);
+    sim.set_auto_reset(true);
+    let (mut obs, mut mask) = sim.buffers();
+    let mut actions = vec![0; batch];
+    // Warm up: fill the per-game buffers.
+    for _ in 0..20 {
+        sim.observe(&mut obs, &mut mask);
+        sim.sample_random(&mut actions);
+        sim.step_unchecked(&actions);
+    }
+    let (mut steps, mut games) = (0u64, 0u64);
+    let t = Instant::now();
+    let deadline = t + Duration::from_secs_f64(secs);
+    while Instant::now() < deadline {
+        sim.observe(&mut obs, &mut mask);
+        sim.sample_random(&mut actions);
+        let r = sim.step_unchecked(&actions);
+        games += r.iter().filter(|r| r.outcome.is_some()).count() as u64;
+        steps += batch as u64;
+    }
+    (steps, games, t.elapsed().as_secs_f64())
+}
+
+fn sim(a: &BenchArgs) -> Result<()> {
+    let all = std::thread::available_parallelism().map_or(1, |n| n.get());
+    let mut thread_counts = vec![1];
+    if all > 1 {
+        thread_counts.push(all);
+    }
+    for variant in [Variant::Tsivy, Variant::Dimy] {
+        for &threads in &thread_counts {
+            let pool = rayon::ThreadPoolBuilder::new()
+                .num_threads(threads)
+                .build()?;
+            let (steps, games, secs) = pool.install(|| sim_run(variant, a.batch, a.seconds));
+            let sps = steps as f64 / secs;
+            let gps = games as f64 / secs;
+            if a.json {
+                println!(
+                    "{}",
+                    serde_json::json!({
+                        "variant": variant.name(), "batch": a.batch, "threads": threads,
+                        "steps_per_second": sps.round(), "games_per_second": gps.round(),
+                    })
+                );
+            } else {
+                println!(
+                    "sim {variant}, batch {}, {threads} thread(s): {:.2} M encoded steps/s, {gps:.0} games/s",
+                    a.batch,
+                    sps / 1e6
+                );
+            }
+        }
     }
     Ok(())
 }

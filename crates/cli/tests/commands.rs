@@ -230,3 +230,39 @@ fn telo_replay() {
     ]));
     assert_eq!(v["result"], "white", "a3 b2 c1 is a diagonal");
 }
+
+#[test]
+fn bench_json_lines() {
+    let o = fanorona(&["bench", "rules", "--json", "--seconds", "0.05"]);
+    let v = json(&o);
+    assert_eq!(v["perft6_nodes"], 9_204_447);
+    for k in [
+        "perft6_seconds",
+        "playouts_per_second_1thread",
+        "playouts_per_second",
+    ] {
+        assert!(v[k].as_f64().is_some_and(|x| x > 0.0), "{k}: {v}");
+    }
+    let o = fanorona(&[
+        "bench",
+        "sim",
+        "--json",
+        "--seconds",
+        "0.05",
+        "--batch",
+        "64",
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let lines: Vec<serde_json::Value> = stdout(&o)
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    assert!(lines.len() >= 2);
+    for v in lines {
+        assert_eq!(v["batch"], 64);
+        assert!(v["variant"] == "tsivy" || v["variant"] == "dimy");
+        assert!(v["threads"].as_u64().is_some_and(|t| t >= 1));
+        assert!(v["steps_per_second"].as_f64().is_some_and(|x| x > 0.0));
+        assert!(v["games_per_second"].as_f64().is_some());
+    }
+}
