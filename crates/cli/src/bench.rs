@@ -16,6 +16,8 @@ pub enum Target {
     Rules,
     /// The batched simulator: encoded random steps per second.
     Sim,
+    /// The alpha-beta engine: nodes/s at fixed depth over fixed positions (count checked).
+    Ab,
 }
 
 /// `fanorona bench`.
@@ -41,6 +43,7 @@ pub fn run(a: BenchArgs) -> Result<()> {
     match a.target {
         Target::Rules => rules(&a),
         Target::Sim => sim(&a),
+        Target::Ab => ab(&a),
     }
 }
 
@@ -163,6 +166,38 @@ fn sim(a: &BenchArgs) -> Result<()> {
                 );
             }
         }
+    }
+    Ok(())
+}
+
+fn ab(a: &BenchArgs) -> Result<()> {
+    use fanorona_search::bench;
+    let r = bench::run();
+    if r.nodes != bench::EXPECTED_NODES {
+        bail!(
+            "the alpha-beta bench visited {} nodes, expected {}: the search changed (update EXPECTED_NODES) or is broken",
+            r.nodes,
+            bench::EXPECTED_NODES
+        );
+    }
+    let nps = r.nodes as f64 / r.seconds;
+    if a.json {
+        println!(
+            "{}",
+            serde_json::json!({
+                "positions": r.positions, "depth": r.depth, "nodes": r.nodes,
+                "seconds": r.seconds, "nodes_per_second": nps.round(),
+            })
+        );
+    } else {
+        println!(
+            "alpha-beta, {} positions at depth {}: {} nodes in {:.3} s, {:.2} M nodes/s (one thread)",
+            r.positions,
+            r.depth,
+            r.nodes,
+            r.seconds,
+            nps / 1e6
+        );
     }
     Ok(())
 }

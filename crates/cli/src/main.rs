@@ -1,6 +1,9 @@
 //! `fanorona`: the command-line front of the workspace.
 
+mod analyze;
 mod bench;
+mod engine;
+mod play;
 mod rules_cmds;
 
 use clap::{Parser, Subcommand};
@@ -22,6 +25,10 @@ enum Command {
     Turns(rules_cmds::TurnsArgs),
     /// Check a game turn by turn and print every position.
     Replay(rules_cmds::ReplayArgs),
+    /// The best turn of a position, its score and principal variation.
+    Analyze(analyze::AnalyzeArgs),
+    /// Play against an engine in the terminal.
+    Play(play::PlayArgs),
     /// Throughput benchmarks.
     Bench(bench::BenchArgs),
 }
@@ -48,6 +55,8 @@ fn main() -> ExitCode {
         Command::Perft(a) => rules_cmds::perft(a),
         Command::Turns(a) => rules_cmds::turns(a),
         Command::Replay(a) => rules_cmds::replay(a),
+        Command::Analyze(a) => analyze::analyze(a),
+        Command::Play(a) => play::play(a),
         Command::Bench(a) => bench::run(a),
     };
     match result {

@@ -266,3 +266,176 @@ fn bench_json_lines() {
         assert!(v["games_per_second"].as_f64().is_some());
     }
 }
+
+fn fanorona_stdin(args: &[&str], input: &str) -> Output {
+    use std::io::Write;
+    let mut child = Command::new(env!("CARGO_BIN_EXE_fanorona"))
+        .args(args)
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .expect("runs");
+    child
+        .stdin
+        .take()
+        .unwrap()
+        .write_all(input.as_bytes())
+        .unwrap();
+    child.wait_with_output().unwrap()
+}
+
+#[test]
+fn play_from_stdin() {
+    // Illegal and malformed input get a message and a new prompt; `?` lists the turns;
+    // undo takes back the person's turn and the reply; quit ends cleanly.
+    let o = fanorona_stdin(
+        &["play", "--engine", "ab:depth=2"],
+        "?\nc4c3\nnonsense\nd3e3\nd3e3(-1)\nundo\nundo\nd3e3(+1)\nquit\n",
+    );
+    assert!(o.status.success(), "{}", stderr(&o));
+    let out = stdout(&o);
+    assert!(
+        out.contains("d2e3(+2)") && out.contains("f2e3(+2)"),
+        "? lists the turns: {out}"
+    );
+    assert!(out.contains("illegal turn `c4c3`"), "{out}");
+    assert!(out.contains("malformed turn `nonsense`"), "{out}");
+    assert!(out.contains("ambiguous turn `d3e3`"), "{out}");
+    assert!(out.contains("You play d3e3(-1)"), "{out}");
+    assert!(out.contains("Engine plays"), "{out}");
+    assert!(out.contains("Taken back."), "{out}");
+    assert!(out.contains("Nothing to take back."), "{out}");
+    assert!(out.contains("You play d3e3(+1)"), "{out}");
+    assert!(out.contains("Game abandoned."), "{out}");
+    assert!(
+        out.contains("a b c d e f g h i"),
+        "the board is drawn with coordinates"
+    );
+    // End of input is not a crash either; the person may play Black.
+    let o = fanorona_stdin(
+        &[
+            "play",
+            "--engine",
+            "random",
+            "--color",
+            "black",
+            "--variant",
+            "dimy",
+        ],
+        "",
+    );
+    assert!(o.status.success());
+    assert!(stdout(&o).contains("Engine plays"));
+    // Telo against the exact solver, which wins as White from the centre.
+    let o = fanorona_stdin(
+        &["play", "--variant", "telo", "--color", "black"],
+        "a1\nc3\nzz\na3\nc1\n",
+    );
+    assert!(o.status.success());
+    assert!(stdout(&o).contains("Engine plays b2"), "{}", stdout(&o));
+}
+
+#[test]
+fn play_to_the_end() {
+    // The person's capture takes Black's last pieces: the game ends and says so.
+    let o = fanorona_stdin(
+        &["play", "--engine", "random", "--fen", "9/9/9/9/BB1W5 w"],
+        "d1c1\n",
+    );
+    assert!(o.status.success());
+    assert!(
+        stdout(&o).contains("Game over: white (you win)"),
+        "{}",
+        stdout(&o)
+    );
+    // And the engine's: Black to move captures White's last pieces.
+    let o = fanorona_stdin(
+        &["play", "--engine", "ab:depth=2", "--fen", "9/9/9/9/WW1B5 b"],
+        "",
+    );
+    assert!(
+        stdout(&o).contains("Game over: black (the engine wins)"),
+        "{}",
+        stdout(&o)
+    );
+}
+
+#[test]
+fn analyze_json_and_files() {
+    let v = json(&fanorona(&["analyze", "--engine", "ab:depth=4", "--json"]));
+    assert_eq!(
+        v["fen"],
+        "BBBBBBBBB/BBBBBBBBB/BWBW1BWBW/WWWWWWWWW/WWWWWWWWW w 0 0"
+    );
+    assert_eq!(v["depth"], 4);
+    assert!(v["nodes"].as_u64().unwrap() > 0);
+    assert!(v["score"].as_i64().is_some());
+    let pv = v["pv"].as_array().unwrap();
+    assert_eq!(pv[0], v["best"]);
+    // A won position: mate in one.
+    let v = json(&fanorona(&[
+        "analyze",
+        "--engine",
+        "ab:depth=3",
+        "--json",
+        "--fen",
+        "9/9/9/9/BB1W5 w",
+    ]));
+    assert_eq!(v["best"], "d1c1(+2)");
+    assert_eq!(v["mate"], 1);
+    // A file of positions of every variant, one line each.
+    let dir = std::env::temp_dir().join(format!("fanorona-analyze-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let f = dir.join("fens.txt");
+    std::fs::write(
+        &f,
+        "# a comment\nBBBBB/BBBBB/BW1BW/WWWWW/WWWWW w 0 0\n\n3/3/3 w 0 0\n9/9/9/9/BB1W5 w\n",
+    )
+    .unwrap();
+    let o = fanorona(&[
+        "analyze",
+        "--engine",
+        "ab:depth=3",
+        "--json",
+        "--fen-file",
+        f.to_str().unwrap(),
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let lines: Vec<serde_json::Value> = stdout(&o)
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    assert_eq!(lines.len(), 3);
+    assert_eq!(
+        lines[1]["best"], "b2",
+        "the telo solver places in the centre"
+    );
+    assert!(lines[1]["mate"].as_i64().unwrap() > 0);
+    std::fs::write(
+        &f,
+        "BBBBB/BBBBB/BW1BW/WWWWW/WWWWW w 0 0\nBBBBB/BBXBB/BW1BW/WWWWW/WWWWW w\n",
+    )
+    .unwrap();
+    let o = fanorona(&[
+        "analyze",
+        "--engine",
+        "ab:depth=1",
+        "--fen-file",
+        f.to_str().unwrap(),
+    ]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(stderr(&o).contains("line 2"), "{}", stderr(&o));
+    std::fs::remove_dir_all(&dir).ok();
+    let o = fanorona(&["analyze", "--engine", "ab:depth=zero"]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(stderr(&o).contains("depth"));
+}
+
+#[test]
+fn bench_ab_json() {
+    let v = json(&fanorona(&["bench", "ab", "--json"]));
+    assert_eq!(v["positions"], 16);
+    assert!(v["nodes"].as_u64().unwrap() > 1_000_000);
+    assert!(v["nodes_per_second"].as_f64().unwrap() > 0.0);
+}

@@ -27,6 +27,10 @@ impl History {
     pub fn start(&self) -> &Position {
         &self.positions[0]
     }
+    /// The position before turn `i` (0 is the start).
+    pub fn position_at(&self, i: usize) -> &Position {
+        &self.positions[i]
+    }
     /// Turns played so far.
     pub fn turns(&self) -> &[Turn] {
         &self.turns

@@ -369,6 +369,42 @@ impl Position {
         (app, wd, any)
     }
 
+    /// The pieces of `by`'s opponent that `by` could capture with one step (the first
+    /// piece of each capturable run, or the whole run with `whole_runs`), ignoring whose
+    /// turn it is and the vela and reply restrictions. For evaluation: pieces under attack.
+    pub fn attacked_by(&self, by: Color, whole_runs: bool) -> Bitboard {
+        let g = self.geometry();
+        let us = self.pieces(by);
+        let them = self.pieces(by.other());
+        let empty = g.all & !(us | them);
+        let mut hit = Bitboard::EMPTY;
+        for d in Direction::ALL {
+            let back = d.opposite();
+            let can_step = us & g.shift(empty, back);
+            // Approach: p + d empty, p + 2d enemy; withdrawal: p + d empty, p - d enemy.
+            let a = g.shift(g.shift(can_step, d) & empty, d) & them;
+            let w = g.shift(can_step, back) & them;
+            if whole_runs {
+                hit |= extend_runs(g, a, them, d) | extend_runs(g, w, them, back);
+            } else {
+                hit |= a | w;
+            }
+        }
+        hit
+    }
+
+    /// Number of (piece, direction) steps of `c` to an adjacent empty point: its paika
+    /// mobility, whoever is to move.
+    pub fn mobility(&self, c: Color) -> u32 {
+        let g = self.geometry();
+        let empty = g.all & !self.occupied();
+        let us = self.pieces(c);
+        Direction::ALL
+            .into_iter()
+            .map(|d| (us & g.shift(empty, d.opposite())).count())
+            .sum()
+    }
+
     /// Whether the side to move has a capturing step (before the vela restrictions).
     pub fn has_capture(&self) -> bool {
         debug_assert!(self.chain.is_none());
@@ -909,6 +945,18 @@ pub(crate) fn capture_run(
             }
         }
     })
+}
+
+/// Grows each first piece in `first` along direction `d` through the enemy run behind it.
+#[inline]
+fn extend_runs(g: &Geometry, first: Bitboard, them: Bitboard, d: Direction) -> Bitboard {
+    let mut run = first;
+    let mut front = first;
+    while front.any() {
+        front = g.shift(front, d) & them & !run;
+        run |= front;
+    }
+    run
 }
 
 /// Calls `f(d, capture)` for every capturing continuation of a chain piece at `p`.

@@ -315,3 +315,40 @@ fn vela_takes_one_piece_and_the_other_side_may_not_capture() {
     assert!(p.has_capture());
     assert!(p.turns(TurnMode::Paths).iter().all(|t| !t.is_capture()));
 }
+
+#[test]
+fn attacked_pieces_match_the_captures() {
+    // For the side to move, the pieces it attacks are exactly the pieces its one-step
+    // captures take (when no restriction applies).
+    let mut rng = SmallRng::seed_from_u64(99);
+    for _ in 0..200 {
+        for pos in random_game(Variant::Tsivy, RuleOptions::default(), rng.random(), 60) {
+            if pos.ply() < 2 {
+                continue;
+            }
+            let me = pos.side_to_move();
+            let turns = pos.turns(TurnMode::Paths);
+            if !turns.iter().any(|t| t.is_capture()) {
+                assert!(pos.attacked_by(me, false).is_empty(), "{}", pos.fen());
+                continue;
+            }
+            let mut whole = Bitboard::EMPTY;
+            let mut first = Bitboard::EMPTY;
+            for t in turns.iter().filter(|t| t.len() == 1) {
+                whole |= t.captured();
+                let (from, to, kind) = t.steps().next().unwrap();
+                let g = pos.geometry();
+                let d = g.direction(from, to).unwrap();
+                let p = match kind {
+                    fanorona_rules::StepKind::Capture(fanorona_rules::Capture::Approach) => {
+                        g.neighbour(to, d)
+                    }
+                    _ => g.neighbour(from, d.opposite()),
+                };
+                first = first.with(p.unwrap());
+            }
+            assert_eq!(pos.attacked_by(me, true), whole, "{}", pos.fen());
+            assert_eq!(pos.attacked_by(me, false), first, "{}", pos.fen());
+        }
+    }
+}

@@ -1,0 +1,453 @@
+//! Principal-variation alpha-beta over whole turns.
+//!
+//! Negamax with iterative deepening, a transposition table, move ordering (hash move,
+//! captures by size, killers, history), quiescence over capture sequences, the draw rules
+//! (quiet clock, and repetition where enabled) and mate-distance scores.
+
+use crate::eval::{EvalWeights, evaluate};
+use crate::tt::{Bound, Table};
+use fanorona_rules::{History, Outcome, Position, Turn, TurnMode};
+use std::time::{Duration, Instant};
+
+/// Score of a win found at the root: a win in `n` turns scores `MATE - n`.
+pub const MATE: i32 = 1_000_000;
+const INF: i32 = MATE + 1;
+/// Scores beyond this are forced wins or losses.
+pub const MATE_BOUND: i32 = MATE - 10_000;
+
+/// How much to search. Unset fields do not limit; with nothing set the depth is 6.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Limits {
+    /// Maximum depth in turns.
+    pub depth: Option<u32>,
+    /// Stop after about this many nodes.
+    pub nodes: Option<u64>,
+    /// Stop after about this much time.
+    pub time: Option<Duration>,
+}
+
+/// The engine's settings.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct AbConfig {
+    /// Transposition table size in MiB.
+    pub hash_mb: usize,
+    /// Evaluation weights.
+    pub weights: EvalWeights,
+    /// How many capture turns deep the quiescence search may go.
+    pub qsearch_depth: u32,
+}
+
+impl Default for AbConfig {
+    fn default() -> Self {
+        AbConfig {
+            hash_mb: 32,
+            weights: EvalWeights::default(),
+            qsearch_depth: 6,
+        }
+    }
+}
+
+/// What a search found.
+#[derive(Clone, Debug, PartialEq)]
+pub struct SearchResult {
+    /// The best turn of the deepest completed iteration (`None`: no legal turn).
+    pub best: Option<Turn>,
+    /// Its score for the side to move, in hundredths of a piece (or mate scores).
+    pub score: i32,
+    /// The principal variation, the best turn first.
+    pub pv: Vec<Turn>,
+    /// Depth of the deepest completed iteration.
+    pub depth: u32,
+    /// Nodes searched (every position visited, quiescence included).
+    pub nodes: u64,
+    /// Seconds spent.
+    pub seconds: f64,
+}
+
+impl SearchResult {
+    /// Turns to a forced win (positive) or loss (negative), if the score is a mate score.
+    pub fn mate_in(&self) -> Option<i32> {
+        if self.score > MATE_BOUND {
+            Some(MATE - self.score)
+        } else if self.score < -MATE_BOUND {
+            Some(-(MATE + self.score))
+        } else {
+            None
+        }
+    }
+}
+
+/// The alpha-beta engine. Keeps its transposition table between searches of one game;
+/// [`AlphaBeta::new_game`] clears it. Deterministic for a given sequence of searches
+/// limited by depth or nodes.
+#[derive(Debug)]
+pub struct AlphaBeta {
+    cfg: AbConfig,
+    tt: Table,
+    killers: Vec<[u16; 2]>,
+    history: Vec<i32>,
+    lists: Vec<Vec<Turn>>,
+    order: Vec<Vec<(i32, u16)>>,
+    pv: Vec<Vec<Turn>>,
+    /// Hashes of the positions before the current node (game, then search path), for
+    /// the repetition rule.
+    path: Vec<u64>,
+    nodes: u64,
+    node_limit: u64,
+    deadline: Option<Instant>,
+    stopped: bool,
+}
+
+const MAX_PLY: usize = 128;
+
+impl AlphaBeta {
+    /// An engine with these settings.
+    pub fn new(cfg: AbConfig) -> AlphaBeta {
+        AlphaBeta {
+            cfg,
+            tt: Table::new(cfg.hash_mb),
+            killers: vec![[0; 2]; MAX_PLY],
+            history: vec![0; 64 * 64],
+            lists: (0..MAX_PLY).map(|_| Vec::with_capacity(64)).collect(),
+            order: (0..MAX_PLY).map(|_| Vec::with_capacity(64)).collect(),
+            pv: (0..MAX_PLY).map(|_| Vec::with_capacity(MAX_PLY)).collect(),
+            path: Vec::with_capacity(512),
+            nodes: 0,
+            node_limit: u64::MAX,
+            deadline: None,
+            stopped: false,
+        }
+    }
+
+    /// Forgets everything learned (transposition table, killers, history).
+    pub fn new_game(&mut self) {
+        self.tt.clear();
+        self.history.fill(0);
+        self.killers.fill([0; 2]);
+    }
+
+    /// Searches the current position of a game (its history feeds the repetition rule).
+    pub fn search(&mut self, game: &History, limits: &Limits) -> SearchResult {
+        self.path.clear();
+        let n = game.turns().len();
+        for i in 0..n {
+            self.path.push(game.position_at(i).hash());
+        }
+        self.search_root(game.position(), limits)
+    }
+
+    /// Searches a position with no game history.
+    pub fn search_position(&mut self, pos: &Position, limits: &Limits) -> SearchResult {
+        self.path.clear();
+        self.search_root(pos, limits)
+    }
+
+    fn search_root(&mut self, root: &Position, limits: &Limits) -> SearchResult {
+        let start = Instant::now();
+        self.tt.new_search();
+        self.nodes = 0;
+        self.stopped = false;
+        self.node_limit = limits.nodes.unwrap_or(u64::MAX);
+        self.deadline = limits.time.map(|t| start + t);
+        let max_depth = match (limits.depth, limits.nodes, limits.time) {
+            (Some(d), _, _) => d.clamp(1, MAX_PLY as u32 - 16),
+            (None, None, None) => 6,
+            _ => MAX_PLY as u32 - 16,
+        };
+        let legal = root.turns(TurnMode::Distinct);
+        let mut result = SearchResult {
+            best: legal.first().copied(),
+            score: 0,
+            pv: legal.first().copied().into_iter().collect(),
+            depth: 0,
+            nodes: 0,
+            seconds: 0.0,
+        };
+        if let Some(o) = root.outcome_given(!legal.is_empty()) {
+            result.best = None;
+            result.pv.clear();
+            result.score = outcome_score(o, root, 0);
+            return result;
+        }
+        for depth in 1..=max_depth {
+            let score = self.negamax(root, depth as i32, 0, -INF, INF);
+            if self.stopped && depth > 1 {
+                break;
+            }
+            if let Some(&best) = self.pv[0].first() {
+                result.best = Some(best);
+                result.pv = self.pv[0].clone();
+                result.score = score;
+                result.depth = depth;
+            }
+            if self.stopped {
+                break;
+            }
+            // A forced result within the searched depth will not change.
+            if score.abs() > MATE_BOUND && (MATE - score.abs()) as u32 <= depth {
+                break;
+            }
+        }
+        result.nodes = self.nodes;
+        result.seconds = start.elapsed().as_secs_f64();
+        result
+    }
+
+    #[inline]
+    fn check_stop(&mut self) -> bool {
+        if self.nodes >= self.node_limit {
+            self.stopped = true;
+        } else if self.nodes & 1023 == 0
+            && let Some(d) = self.deadline
+            && Instant::now() >= d
+        {
+            self.stopped = true;
+        }
+        self.stopped
+    }
+
+    fn is_repetition(&self, pos: &Position) -> bool {
+        if !pos.rules().repetition_draw {
+            return false;
+        }
+        // Positions since the last capture, same side to move: every second one back.
+        let window = pos.quiet() as usize;
+        let h = pos.hash();
+        let seen = self
+            .path
+            .iter()
+            .rev()
+            .take(window)
+            .skip(1)
+            .step_by(2)
+            .filter(|&&x| x == h)
+            .count();
+        seen >= 2
+    }
+
+    fn negamax(
+        &mut self,
+        pos: &Position,
+        depth: i32,
+        ply: usize,
+        mut alpha: i32,
+        beta: i32,
+    ) -> i32 {
+        self.pv[ply].clear();
+        if self.check_stop() {
+            return 0;
+        }
+        if depth <= 0 || ply >= MAX_PLY - 2 {
+            return self.qsearch(pos, ply, alpha, beta, self.cfg.qsearch_depth);
+        }
+        self.nodes += 1;
+        let mut list = std::mem::take(&mut self.lists[ply]);
+        pos.turns_into(&mut list, TurnMode::Distinct);
+        if let Some(o) = pos.outcome_given(!list.is_empty()) {
+            self.lists[ply] = list;
+            return outcome_score(o, pos, ply);
+        }
+        if ply > 0 && self.is_repetition(pos) {
+            self.lists[ply] = list;
+            return 0;
+        }
+        let key = pos.hash();
+        let mut hash_move = 0u16;
+        if let Some(e) = self.tt.probe(key) {
+            hash_move = e.best;
+            if ply > 0 && e.depth as i32 >= depth {
+                let s = score_from_tt(e.score, ply);
+                let cut = match e.bound {
+                    Bound::Exact => true,
+                    Bound::Lower => s >= beta,
+                    Bound::Upper => s <= alpha,
+                };
+                if cut {
+                    self.lists[ply] = list;
+                    return s;
+                }
+            }
+        }
+        let mut order = std::mem::take(&mut self.order[ply]);
+        self.score_moves(&list, &mut order, hash_move, ply);
+        let mut best = -INF;
+        let mut best_idx = 0u16;
+        let mut bound = Bound::Upper;
+        for i in 0..order.len() {
+            pick_next(&mut order, i);
+            let idx = order[i].1 as usize;
+            let t = list[idx];
+            let mut child = *pos;
+            child.play_unchecked(&t);
+            self.path.push(key);
+            let score = if i == 0 {
+                -self.negamax(&child, depth - 1, ply + 1, -beta, -alpha)
+            } else {
+                let s = -self.negamax(&child, depth - 1, ply + 1, -alpha - 1, -alpha);
+                if s > alpha && s < beta {
+                    -self.negamax(&child, depth - 1, ply + 1, -beta, -alpha)
+                } else {
+                    s
+                }
+            };
+            self.path.pop();
+            if self.stopped {
+                break;
+            }
+            if score > best {
+                best = score;
+                best_idx = idx as u16;
+                if score > alpha {
+                    alpha = score;
+                    bound = Bound::Exact;
+                    let (head, tail) = self.pv.split_at_mut(ply + 1);
+                    head[ply].clear();
+                    head[ply].push(t);
+                    head[ply].extend_from_slice(&tail[0]);
+                    if score >= beta {
+                        bound = Bound::Lower;
+                        if !t.is_capture() {
+                            let k = quiet_key(&t);
+                            let ks = &mut self.killers[ply];
+                            if ks[0] != k {
+                                ks[1] = ks[0];
+                                ks[0] = k;
+                            }
+                            self.history[t.from().index() * 64 + t.to().index()] += depth * depth;
+                        }
+                        break;
+                    }
+                }
+            }
+        }
+        self.order[ply] = order;
+        self.lists[ply] = list;
+        if !self.stopped {
+            self.tt
+                .store(key, depth, score_to_tt(best, ply), bound, best_idx + 1);
+        }
+        best
+    }
+
+    fn score_moves(&self, list: &[Turn], order: &mut Vec<(i32, u16)>, hash_move: u16, ply: usize) {
+        order.clear();
+        let ks = self.killers[ply];
+        for (i, t) in list.iter().enumerate() {
+            let s = if hash_move as usize == i + 1 {
+                i32::MAX
+            } else if t.is_capture() {
+                1_000_000 + t.captured().count() as i32 * 1000 + t.len() as i32
+            } else {
+                let k = quiet_key(t);
+                if k == ks[0] {
+                    900_000
+                } else if k == ks[1] {
+                    800_000
+                } else {
+                    self.history[t.from().index() * 64 + t.to().index()].min(700_000)
+                }
+            };
+            order.push((s, i as u16));
+        }
+    }
+
+    fn qsearch(
+        &mut self,
+        pos: &Position,
+        ply: usize,
+        mut alpha: i32,
+        beta: i32,
+        qdepth: u32,
+    ) -> i32 {
+        self.nodes += 1;
+        let mut list = std::mem::take(&mut self.lists[ply]);
+        pos.turns_into(&mut list, TurnMode::Distinct);
+        let done = pos.outcome_given(!list.is_empty());
+        let result = 'q: {
+            if let Some(o) = done {
+                break 'q outcome_score(o, pos, ply);
+            }
+            let stand = evaluate(pos, &self.cfg.weights);
+            if !list[0].is_capture() || qdepth == 0 || ply >= MAX_PLY - 2 {
+                break 'q stand;
+            }
+            if stand >= beta {
+                break 'q stand;
+            }
+            alpha = alpha.max(stand);
+            let mut best = stand;
+            let mut order = std::mem::take(&mut self.order[ply]);
+            order.clear();
+            order.extend(
+                list.iter()
+                    .enumerate()
+                    .map(|(i, t)| (t.captured().count() as i32 * 64 + t.len() as i32, i as u16)),
+            );
+            for i in 0..order.len() {
+                pick_next(&mut order, i);
+                let mut child = *pos;
+                child.play_unchecked(&list[order[i].1 as usize]);
+                let s = -self.qsearch(&child, ply + 1, -beta, -alpha, qdepth - 1);
+                if s > best {
+                    best = s;
+                    if s > alpha {
+                        alpha = s;
+                        if s >= beta {
+                            break;
+                        }
+                    }
+                }
+            }
+            self.order[ply] = order;
+            best
+        };
+        self.lists[ply] = list;
+        result
+    }
+}
+
+/// Moves the highest-scored remaining entry to position `i` (selection sort, lazily).
+#[inline]
+fn pick_next(order: &mut [(i32, u16)], i: usize) {
+    let mut best = i;
+    for j in i + 1..order.len() {
+        if order[j].0 > order[best].0 {
+            best = j;
+        }
+    }
+    order.swap(i, best);
+}
+
+#[inline]
+fn quiet_key(t: &Turn) -> u16 {
+    ((t.from().0 as u16 + 1) << 8) | t.to().0 as u16
+}
+
+fn outcome_score(o: Outcome, pos: &Position, ply: usize) -> i32 {
+    match o {
+        Outcome::Draw => 0,
+        Outcome::Win(c) if c == pos.side_to_move() => MATE - ply as i32,
+        Outcome::Win(_) => -(MATE - ply as i32),
+    }
+}
+
+/// Mate scores are stored relative to the node, so they stay right at any depth.
+fn score_to_tt(s: i32, ply: usize) -> i32 {
+    if s > MATE_BOUND {
+        s + ply as i32
+    } else if s < -MATE_BOUND {
+        s - ply as i32
+    } else {
+        s
+    }
+}
+
+fn score_from_tt(s: i32, ply: usize) -> i32 {
+    if s > MATE_BOUND {
+        s - ply as i32
+    } else if s < -MATE_BOUND {
+        s + ply as i32
+    } else {
+        s
+    }
+}

@@ -1,0 +1,86 @@
+//! One interface for everything that plays: engines, random play, later networks.
+
+use crate::ab::{AbConfig, AlphaBeta, Limits, SearchResult};
+use fanorona_rules::{History, Turn, TurnMode};
+use rand::rngs::SmallRng;
+use rand::{RngExt, SeedableRng};
+
+/// A player's decision, with what it knows about it.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Choice {
+    /// The turn to play (`None` only when there is no legal turn).
+    pub turn: Option<Turn>,
+    /// The search behind it, for players that search.
+    pub search: Option<SearchResult>,
+}
+
+/// Anything that chooses turns: the arena, `analyze` and `play` use only this.
+pub trait Player: Send {
+    /// A short name (the spec it was made from).
+    fn name(&self) -> String;
+    /// A new game starts: forget per-game state.
+    fn new_game(&mut self) {}
+    /// Chooses a turn for the current position of `game`.
+    fn choose(&mut self, game: &History) -> Choice;
+}
+
+/// Uniformly random distinct turns, seeded.
+#[derive(Debug)]
+pub struct RandomPlayer {
+    rng: SmallRng,
+}
+
+impl RandomPlayer {
+    /// A random player with its own seeded stream.
+    pub fn new(seed: u64) -> RandomPlayer {
+        RandomPlayer {
+            rng: SmallRng::seed_from_u64(seed),
+        }
+    }
+}
+
+impl Player for RandomPlayer {
+    fn name(&self) -> String {
+        "random".to_string()
+    }
+    fn choose(&mut self, game: &History) -> Choice {
+        let turns = game.position().turns(TurnMode::Distinct);
+        let turn = (!turns.is_empty()).then(|| turns[self.rng.random_range(0..turns.len())]);
+        Choice { turn, search: None }
+    }
+}
+
+/// The alpha-beta engine under fixed limits.
+#[derive(Debug)]
+pub struct AbPlayer {
+    engine: AlphaBeta,
+    limits: Limits,
+    name: String,
+}
+
+impl AbPlayer {
+    /// An alpha-beta player.
+    pub fn new(cfg: AbConfig, limits: Limits, name: impl Into<String>) -> AbPlayer {
+        AbPlayer {
+            engine: AlphaBeta::new(cfg),
+            limits,
+            name: name.into(),
+        }
+    }
+}
+
+impl Player for AbPlayer {
+    fn name(&self) -> String {
+        self.name.clone()
+    }
+    fn new_game(&mut self) {
+        self.engine.new_game();
+    }
+    fn choose(&mut self, game: &History) -> Choice {
+        let r = self.engine.search(game, &self.limits);
+        Choice {
+            turn: r.best,
+            search: Some(r),
+        }
+    }
+}

@@ -1,0 +1,300 @@
+//! The alpha-beta engine against plain minimax, constructed wins, and itself.
+
+use fanorona_rules::{
+    Bitboard, ByColor, Color, History, Outcome, Position, RuleOptions, TurnMode, Variant,
+};
+use fanorona_search::{AbConfig, AbPlayer, AlphaBeta, EvalWeights, Limits, MATE, Player, evaluate};
+use rand::rngs::SmallRng;
+use rand::{RngExt, SeedableRng};
+
+fn outcome_score(o: Outcome, pos: &Position, ply: i32) -> i32 {
+    match o {
+        Outcome::Draw => 0,
+        Outcome::Win(c) if c == pos.side_to_move() => MATE - ply,
+        Outcome::Win(_) => -(MATE - ply),
+    }
+}
+
+/// Plain minimax (negamax form) over distinct turns, static evaluation at the leaves.
+fn minimax(pos: &Position, depth: u32, ply: i32) -> i32 {
+    let turns = pos.turns(TurnMode::Distinct);
+    if let Some(o) = pos.outcome_given(!turns.is_empty()) {
+        return outcome_score(o, pos, ply);
+    }
+    if depth == 0 {
+        return evaluate(pos, &EvalWeights::default());
+    }
+    turns
+        .iter()
+        .map(|t| {
+            let mut c = *pos;
+            c.play_unchecked(t);
+            -minimax(&c, depth - 1, ply + 1)
+        })
+        .max()
+        .unwrap()
+}
+
+fn depth(d: u32) -> Limits {
+    Limits {
+        depth: Some(d),
+        ..Limits::default()
+    }
+}
+
+fn no_quiescence() -> AbConfig {
+    AbConfig {
+        qsearch_depth: 0,
+        hash_mb: 4,
+        ..AbConfig::default()
+    }
+}
+
+/// Positions from random games (tsivy and dimy), past the opening.
+fn random_positions(n: usize, seed: u64) -> Vec<Position> {
+    let mut rng = SmallRng::seed_from_u64(seed);
+    let mut out = Vec::new();
+    while out.len() < n {
+        let v = if rng.random_bool(0.5) {
+            Variant::Tsivy
+        } else {
+            Variant::Dimy
+        };
+        let mut p = Position::start(v, RuleOptions::default());
+        let stop = rng.random_range(4..60);
+        for _ in 0..stop {
+            let turns = p.turns(TurnMode::Distinct);
+            if p.outcome_given(!turns.is_empty()).is_some() {
+                break;
+            }
+            p.play_unchecked(&turns[rng.random_range(0..turns.len())]);
+        }
+        if p.outcome().is_none() {
+            out.push(p);
+        }
+    }
+    out
+}
+
+#[test]
+fn alpha_beta_agrees_with_minimax() {
+    for (i, pos) in random_positions(60, 1).into_iter().enumerate() {
+        for d in 1..=3 {
+            let mut e = AlphaBeta::new(no_quiescence());
+            let r = e.search_position(&pos, &depth(d));
+            let expected = minimax(&pos, d, 0);
+            assert_eq!(r.score, expected, "position {i} {} depth {d}", pos.fen());
+            // The chosen turn achieves the score.
+            let mut c = pos;
+            c.play_unchecked(&r.best.unwrap());
+            assert_eq!(
+                -minimax(&c, d - 1, 1),
+                expected,
+                "best turn, {} depth {d}",
+                pos.fen()
+            );
+        }
+    }
+}
+
+#[test]
+fn captures_everything_in_one_turn() {
+    // d1c1 takes b1 and a1, Black's last pieces; d1e1 would not.
+    let pos = Position::from_fen("9/9/9/9/BB1W5 w", RuleOptions::default()).unwrap();
+    let r = AlphaBeta::new(AbConfig::default()).search_position(&pos, &depth(3));
+    assert_eq!(r.score, MATE - 1);
+    assert_eq!(r.mate_in(), Some(1));
+    let mut c = pos;
+    c.play_unchecked(&r.best.unwrap());
+    assert_eq!(c.outcome(), Some(Outcome::Win(Color::White)));
+}
+
+/// Finds sparse random positions whose minimax value is a win in exactly `turns` turns.
+fn constructed_wins(turns: u32, want: usize, seed: u64) -> Vec<Position> {
+    let mut rng = SmallRng::seed_from_u64(seed);
+    let mut out = Vec::new();
+    let mut tries = 0;
+    while out.len() < want {
+        tries += 1;
+        assert!(tries < 200_000, "no such positions found");
+        let n = 25;
+        let mut w = Bitboard::EMPTY;
+        let mut b = Bitboard::EMPTY;
+        for _ in 0..rng.random_range(1..4) {
+            w = w.with(fanorona_rules::Point(rng.random_range(0..n) as u8));
+        }
+        for _ in 0..rng.random_range(1..4) {
+            b = b.with(fanorona_rules::Point(rng.random_range(0..n) as u8));
+        }
+        let Ok(p) = Position::new(
+            Variant::Dimy,
+            RuleOptions::default(),
+            ByColor {
+                white: w,
+                black: b & !w,
+            },
+            Color::White,
+            0,
+            2,
+        ) else {
+            continue;
+        };
+        if p.outcome().is_some() || p.pieces(Color::Black).is_empty() {
+            continue;
+        }
+        if minimax(&p, turns, 0) == MATE - turns as i32
+            && minimax(&p, turns - 2, 0) < MATE - (turns as i32 - 2)
+        {
+            out.push(p);
+        }
+    }
+    out
+}
+
+#[test]
+fn finds_forced_wins_in_two_turns() {
+    // White moves, Black replies, White wins: a win in 3 turns, not in 1.
+    for pos in constructed_wins(3, 10, 5) {
+        let r = AlphaBeta::new(AbConfig::default()).search_position(&pos, &depth(5));
+        assert_eq!(r.mate_in(), Some(3), "{}", pos.fen());
+        let mut c = pos;
+        c.play_unchecked(&r.best.unwrap());
+        assert_eq!(
+            -minimax(&c, 2, 1),
+            MATE - 3,
+            "the chosen turn keeps the win, {}",
+            pos.fen()
+        );
+    }
+}
+
+#[test]
+fn avoids_a_turn_that_loses_everything() {
+    // Positions where some turn lets the opponent capture everything at once, and some
+    // turn does not: the engine must not walk into the loss.
+    let mut found = 0;
+    for pos in random_positions(3000, 9) {
+        let turns = pos.turns(TurnMode::Distinct);
+        let loses = |t: &fanorona_rules::Turn| {
+            let mut c = pos;
+            c.play_unchecked(t);
+            minimax(&c, 1, 1) == MATE - 2
+        };
+        let losing = turns.iter().filter(|t| loses(t)).count();
+        if losing == 0 || losing == turns.len() {
+            continue;
+        }
+        found += 1;
+        let r = AlphaBeta::new(AbConfig::default()).search_position(&pos, &depth(3));
+        assert!(!loses(&r.best.unwrap()), "{}", pos.fen());
+        if found >= 10 {
+            break;
+        }
+    }
+    assert!(found >= 3, "found {found} positions with a losing turn");
+}
+
+#[test]
+fn fixed_depth_is_deterministic() {
+    for pos in random_positions(5, 3) {
+        let a = AlphaBeta::new(AbConfig::default()).search_position(&pos, &depth(4));
+        let b = AlphaBeta::new(AbConfig::default()).search_position(&pos, &depth(4));
+        assert_eq!(
+            (a.best, a.score, a.pv, a.nodes),
+            (b.best, b.score, b.pv, b.nodes)
+        );
+    }
+}
+
+#[test]
+fn limits_stop_cleanly() {
+    let pos = Position::start(Variant::Tsivy, RuleOptions::default());
+    let r = AlphaBeta::new(AbConfig::default()).search_position(
+        &pos,
+        &Limits {
+            nodes: Some(5_000),
+            ..Limits::default()
+        },
+    );
+    assert!(r.best.is_some() && r.depth >= 1);
+    assert!(r.nodes <= 5_001, "{}", r.nodes);
+    let t = std::time::Instant::now();
+    let r = AlphaBeta::new(AbConfig::default()).search_position(
+        &pos,
+        &Limits {
+            time: Some(std::time::Duration::from_millis(100)),
+            ..Limits::default()
+        },
+    );
+    assert!(r.best.is_some());
+    assert!(t.elapsed().as_millis() < 1000, "stopped in time");
+}
+
+/// Plays one game; returns the outcome.
+fn play_game(
+    white: &mut dyn Player,
+    black: &mut dyn Player,
+    opening: &fanorona_rules::Turn,
+) -> Option<Outcome> {
+    let mut h = History::new(Position::start(Variant::Tsivy, RuleOptions::default()));
+    white.new_game();
+    black.new_game();
+    h.play_unchecked(opening);
+    for _ in 0..400 {
+        if let Some(o) = h.outcome() {
+            return Some(o);
+        }
+        let choice = if h.position().side_to_move() == Color::White {
+            white.choose(&h)
+        } else {
+            black.choose(&h)
+        };
+        let t = choice.turn.expect("a legal turn");
+        h.play_unchecked(&t);
+    }
+    h.outcome()
+}
+
+#[test]
+fn deeper_beats_shallower() {
+    // The traditional match: each of the 5 openings played once by each side as White.
+    let openings =
+        Position::start(Variant::Tsivy, RuleOptions::default()).turns(TurnMode::Distinct);
+    assert_eq!(openings.len(), 5);
+    let mut deep = AbPlayer::new(AbConfig::default(), depth(5), "ab:depth=5");
+    let mut shallow = AbPlayer::new(AbConfig::default(), depth(2), "ab:depth=2");
+    let mut points = 0.0;
+    for o in &openings {
+        for deep_white in [true, false] {
+            let (w, b): (&mut dyn Player, &mut dyn Player) = if deep_white {
+                (&mut deep, &mut shallow)
+            } else {
+                (&mut shallow, &mut deep)
+            };
+            let deep_color = if deep_white {
+                Color::White
+            } else {
+                Color::Black
+            };
+            points += match play_game(w, b, o) {
+                Some(Outcome::Win(c)) if c == deep_color => 1.0,
+                Some(Outcome::Draw) | None => 0.5,
+                Some(Outcome::Win(_)) => 0.0,
+            };
+        }
+    }
+    assert!(
+        points >= 7.5,
+        "depth 5 scored {points} / 10 against depth 2"
+    );
+}
+
+#[test]
+fn bench_counts_its_nodes() {
+    let r = fanorona_search::bench::run();
+    assert_eq!(
+        r.nodes,
+        fanorona_search::bench::EXPECTED_NODES,
+        "the search changed: update EXPECTED_NODES"
+    );
+}
