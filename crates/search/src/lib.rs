@@ -2,6 +2,9 @@
 //!
 //! - [`AlphaBeta`]: a principal-variation alpha-beta engine over whole turns, the
 //!   classical baseline that trained networks are measured against.
+//! - [`Mcts`]: Monte Carlo tree search over the step-level [`fanorona_rules::Game`],
+//!   guided by any batched [`Evaluator`] (a network lives in `fanorona-nn`; the uniform
+//!   and rollout evaluators here let the search be tested without one).
 //! - [`Player`]: one interface for every kind of player (engines, random, networks
 //!   later), used by `analyze`, `play` and the arena.
 #![warn(missing_docs)]
@@ -9,9 +12,13 @@
 mod ab;
 pub mod bench;
 mod eval;
+mod evaluator;
+mod mcts;
 mod player;
 mod tt;
 
 pub use ab::{AbConfig, AlphaBeta, Limits, MATE, MATE_BOUND, SearchResult};
 pub use eval::{EvalWeights, evaluate};
+pub use evaluator::{Evaluator, RolloutEvaluator, UniformEvaluator, wdl_index};
+pub use mcts::{GumbelConfig, Leaf, Mcts, MctsConfig};
 pub use player::{AbPlayer, Choice, Player, RandomPlayer};

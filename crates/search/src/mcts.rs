@@ -1,0 +1,709 @@
+//! Monte Carlo tree search guided by an [`Evaluator`]: PUCT with first-play urgency,
+//! Dirichlet noise at the root, virtual loss for batched leaves, WDL backup, exact
+//! terminal values, tree reuse, and Gumbel root search as an option.
+//!
+//! **Players need not alternate.** Inside a Fanorona capture chain the same player moves
+//! again. Every node therefore keeps its statistics in absolute terms (White wins, draws,
+//! Black wins) and each selection reads them from the point of view of the player to
+//! move at that node; nothing assumes that a child belongs to the opponent.
+
+use crate::evaluator::Evaluator;
+use fanorona_rules::{Color, Game, Outcome};
+use rand::rngs::SmallRng;
+use rand::{RngExt, SeedableRng};
+
+/// Gumbel root search settings ("Policy improvement by planning with Gumbel").
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct GumbelConfig {
+    /// Actions considered at the root (the top `m` of Gumbel + logits).
+    pub max_actions: usize,
+    /// `c_visit` of the Q transform.
+    pub c_visit: f32,
+    /// `c_scale` of the Q transform.
+    pub c_scale: f32,
+}
+
+impl Default for GumbelConfig {
+    fn default() -> Self {
+        GumbelConfig {
+            max_actions: 16,
+            c_visit: 50.0,
+            c_scale: 1.0,
+        }
+    }
+}
+
+/// Search settings; every field has a documented default.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct MctsConfig {
+    /// Exploration constant of PUCT (default 1.5).
+    pub c_puct: f32,
+    /// First-play urgency: an unvisited child is valued at the parent's value minus this
+    /// (default 0.25, on the [-1, 1] scale).
+    pub fpu_reduction: f32,
+    /// Dirichlet noise concentration at the root (default 0.3).
+    pub dirichlet_alpha: f32,
+    /// Weight of the root noise; 0 turns it off (default 0: on for self-play only).
+    pub dirichlet_epsilon: f32,
+    /// Leaves gathered per evaluator call (default 16).
+    pub batch: usize,
+    /// Gumbel root search instead of PUCT at the root (default off).
+    pub gumbel: Option<GumbelConfig>,
+}
+
+impl Default for MctsConfig {
+    fn default() -> Self {
+        MctsConfig {
+            c_puct: 1.5,
+            fpu_reduction: 0.25,
+            dirichlet_alpha: 0.3,
+            dirichlet_epsilon: 0.0,
+            batch: 16,
+            gumbel: None,
+        }
+    }
+}
+
+#[derive(Clone, Copy, PartialEq, Debug)]
+enum Kind {
+    /// Not evaluated yet.
+    Leaf,
+    /// Handed out for evaluation.
+    Pending,
+    /// Children created.
+    Expanded,
+    /// The game is over here: the exact absolute value.
+    Terminal([f32; 3]),
+}
+
+#[derive(Clone, Debug)]
+struct Node<G> {
+    game: Option<G>,
+    action: u32,
+    prior: f32,
+    visits: u32,
+    virtual_loss: u32,
+    /// Sums of results in absolute terms: [White wins, draws, Black wins].
+    wdl: [f32; 3],
+    first_child: u32,
+    num_children: u32,
+    kind: Kind,
+}
+
+impl<G> Node<G> {
+    fn new(action: u32, prior: f32) -> Node<G> {
+        Node {
+            game: None,
+            action,
+            prior,
+            visits: 0,
+            virtual_loss: 0,
+            wdl: [0.0; 3],
+            first_child: 0,
+            num_children: 0,
+            kind: Kind::Leaf,
+        }
+    }
+    /// Mean value in [-1, 1] for `player` (virtual losses count against `player`).
+    fn q(&self, player: Color) -> f32 {
+        let n = self.visits + self.virtual_loss;
+        let (win, loss) = match player {
+            Color::White => (self.wdl[0], self.wdl[2]),
+            Color::Black => (self.wdl[2], self.wdl[0]),
+        };
+        (win - loss - self.virtual_loss as f32) / n as f32
+    }
+}
+
+/// A position handed out for evaluation.
+#[derive(Clone, Debug)]
+pub struct Leaf<G> {
+    node: u32,
+    /// The position.
+    pub game: G,
+    /// Its legal actions: the evaluator writes one prior for each, in this order.
+    pub legal: Vec<usize>,
+    path: Vec<u32>,
+}
+
+/// Absolute WDL ([White, draw, Black]) from a WDL for `player`.
+fn absolute(wdl: [f32; 3], player: Color) -> [f32; 3] {
+    match player {
+        Color::White => wdl,
+        Color::Black => [wdl[2], wdl[1], wdl[0]],
+    }
+}
+
+fn outcome_abs(o: Outcome) -> [f32; 3] {
+    match o {
+        Outcome::Win(Color::White) => [1.0, 0.0, 0.0],
+        Outcome::Draw => [0.0, 1.0, 0.0],
+        Outcome::Win(Color::Black) => [0.0, 0.0, 1.0],
+    }
+}
+
+#[derive(Clone, Debug)]
+struct GumbelState {
+    /// Gumbel sample + log prior, per root child (index within the children).
+    score: Vec<f32>,
+    remaining: Vec<u32>,
+    queue: std::collections::VecDeque<u32>,
+    per_phase: u32,
+}
+
+/// A search tree over a [`Game`].
+#[derive(Clone, Debug)]
+pub struct Mcts<G> {
+    cfg: MctsConfig,
+    nodes: Vec<Node<G>>,
+    root: u32,
+    rng: SmallRng,
+    noised: bool,
+    gumbel: Option<GumbelState>,
+    path: Vec<u32>,
+}
+
+impl<G: Game> Mcts<G> {
+    /// A tree at `root`.
+    pub fn new(root: G, cfg: MctsConfig, seed: u64) -> Mcts<G> {
+        let mut node = Node::new(u32::MAX, 1.0);
+        node.game = Some(root);
+        Mcts {
+            cfg,
+            nodes: vec![node],
+            root: 0,
+            rng: SmallRng::seed_from_u64(seed),
+            noised: false,
+            gumbel: None,
+            path: Vec::with_capacity(64),
+        }
+    }
+
+    /// The settings.
+    pub fn config(&self) -> &MctsConfig {
+        &self.cfg
+    }
+    /// The root position.
+    pub fn root_game(&self) -> &G {
+        self.nodes[self.root as usize]
+            .game
+            .as_ref()
+            .expect("the root has its game")
+    }
+    /// Simulations backed up through the root so far.
+    pub fn visits(&self) -> u32 {
+        self.nodes[self.root as usize].visits
+    }
+    /// Nodes in the tree.
+    pub fn len(&self) -> usize {
+        self.nodes.len()
+    }
+    /// Whether the tree is only its root.
+    pub fn is_empty(&self) -> bool {
+        self.nodes.len() <= 1
+    }
+
+    fn children(&self, n: u32) -> std::ops::Range<u32> {
+        let node = &self.nodes[n as usize];
+        node.first_child..node.first_child + node.num_children
+    }
+
+    /// Picks the child of `n` to descend to.
+    fn select(&self, n: u32) -> u32 {
+        let node = &self.nodes[n as usize];
+        let player = node
+            .game
+            .as_ref()
+            .expect("expanded nodes have games")
+            .to_move();
+        let parent_n = (node.visits + node.virtual_loss).max(1) as f32;
+        let parent_q = if node.visits > 0 { node.q(player) } else { 0.0 };
+        let fpu = parent_q - self.cfg.fpu_reduction;
+        let sqrt_n = parent_n.sqrt();
+        let mut best = (f32::NEG_INFINITY, node.first_child);
+        for c in self.children(n) {
+            let child = &self.nodes[c as usize];
+            let seen = child.visits + child.virtual_loss;
+            let q = match child.kind {
+                Kind::Terminal(v) if seen == 0 => {
+                    let v = absolute(v, player);
+                    v[0] - v[2]
+                }
+                _ if seen == 0 => fpu,
+                _ => child.q(player),
+            };
+            let u = self.cfg.c_puct * child.prior * sqrt_n / (1.0 + seen as f32);
+            if q + u > best.0 {
+                best = (q + u, c);
+            }
+        }
+        best.1
+    }
+
+    /// Makes sure node `c` (a child) knows its game and whether it is terminal.
+    fn materialise(&mut self, parent: u32, c: u32) {
+        if self.nodes[c as usize].game.is_some() {
+            return;
+        }
+        let mut g = self.nodes[parent as usize]
+            .game
+            .clone()
+            .expect("parent has its game");
+        g.apply(self.nodes[c as usize].action as usize);
+        if let Some(o) = g.outcome() {
+            self.nodes[c as usize].kind = Kind::Terminal(outcome_abs(o));
+        }
+        self.nodes[c as usize].game = Some(g);
+    }
+
+    fn backup(&mut self, path: &[u32], value: [f32; 3], had_virtual: bool) {
+        for (i, &n) in path.iter().enumerate() {
+            let node = &mut self.nodes[n as usize];
+            node.visits += 1;
+            for k in 0..3 {
+                node.wdl[k] += value[k];
+            }
+            if had_virtual && i > 0 {
+                node.virtual_loss -= 1;
+            }
+        }
+    }
+
+    fn next_root_child(&mut self) -> Option<u32> {
+        let g = self.gumbel.as_mut()?;
+        if g.queue.is_empty() {
+            self.end_gumbel_phase();
+        }
+        self.gumbel.as_mut()?.queue.pop_front()
+    }
+
+    /// Gathers up to `max` leaves that need an evaluation, applying virtual loss along
+    /// their paths. Terminal positions met on the way are backed up at once (exact
+    /// values) and counted in the returned number of simulations done.
+    pub fn gather(&mut self, max: usize, leaves: &mut Vec<Leaf<G>>) -> u32 {
+        let mut done = 0;
+        let mut attempts = 0;
+        while leaves.len() < max && attempts < max * 2 {
+            attempts += 1;
+            let mut path = std::mem::take(&mut self.path);
+            path.clear();
+            let mut n = self.root;
+            path.push(n);
+            let mut collided = false;
+            loop {
+                match self.nodes[n as usize].kind {
+                    Kind::Terminal(v) => {
+                        // No virtual loss was applied on the way down.
+                        self.backup(&path, v, false);
+                        done += 1;
+                        break;
+                    }
+                    Kind::Pending => {
+                        collided = true;
+                        break;
+                    }
+                    Kind::Leaf => {
+                        let game = self.nodes[n as usize].game.clone().expect("materialised");
+                        let mut legal = Vec::new();
+                        game.legal_actions(&mut legal);
+                        for &p in &path[1..] {
+                            self.nodes[p as usize].virtual_loss += 1;
+                        }
+                        self.nodes[n as usize].kind = Kind::Pending;
+                        leaves.push(Leaf {
+                            node: n,
+                            game,
+                            legal,
+                            path: path.clone(),
+                        });
+                        break;
+                    }
+                    Kind::Expanded => {
+                        let c = if n == self.root && self.gumbel.is_some() {
+                            match self.next_root_child() {
+                                Some(c) => c,
+                                None => self.select(n),
+                            }
+                        } else {
+                            self.select(n)
+                        };
+                        self.materialise(n, c);
+                        path.push(c);
+                        n = c;
+                    }
+                }
+            }
+            self.path = path;
+            if collided {
+                break;
+            }
+            // The root itself is the only leaf until it is expanded.
+            if self.nodes[self.root as usize].kind != Kind::Expanded {
+                break;
+            }
+        }
+        done
+    }
+
+    /// Expands the gathered leaves with their evaluations and backs the values up.
+    /// `priors[i]` holds one probability per action of `leaves[i].legal`; `wdl[i]` is
+    /// the value for the player to move at that leaf.
+    pub fn deliver(&mut self, leaves: &[Leaf<G>], priors: &[Vec<f32>], wdl: &[[f32; 3]]) {
+        for (i, leaf) in leaves.iter().enumerate() {
+            let n = leaf.node;
+            let first = self.nodes.len() as u32;
+            let sum: f32 = priors[i].iter().sum::<f32>().max(1e-12);
+            for (k, &a) in leaf.legal.iter().enumerate() {
+                self.nodes.push(Node::new(a as u32, priors[i][k] / sum));
+            }
+            let node = &mut self.nodes[n as usize];
+            node.first_child = first;
+            node.num_children = leaf.legal.len() as u32;
+            node.kind = Kind::Expanded;
+            let v = absolute(wdl[i], leaf.game.to_move());
+            self.backup(&leaf.path, v, true);
+        }
+        if !self.noised && self.nodes[self.root as usize].kind == Kind::Expanded {
+            self.start_root();
+        }
+    }
+
+    /// Once the root is expanded: Dirichlet noise, and the Gumbel schedule.
+    fn start_root(&mut self) {
+        self.noised = true;
+        let kids = self.children(self.root);
+        let k = kids.len();
+        if k == 0 {
+            return;
+        }
+        let eps = self.cfg.dirichlet_epsilon;
+        if eps > 0.0 && self.cfg.gumbel.is_none() {
+            let noise = dirichlet(&mut self.rng, self.cfg.dirichlet_alpha, k);
+            for (c, x) in kids.clone().zip(noise) {
+                let p = &mut self.nodes[c as usize].prior;
+                *p = (1.0 - eps) * *p + eps * x;
+            }
+        }
+        if self.cfg.gumbel.is_some() {
+            self.gumbel = None;
+        }
+    }
+
+    /// Prepares sequential halving over the root's children for `sims` simulations.
+    fn start_gumbel(&mut self, gcfg: GumbelConfig, sims: u32) {
+        let kids: Vec<u32> = self.children(self.root).collect();
+        let score: Vec<f32> = kids
+            .iter()
+            .map(|&c| {
+                let u: f32 = self.rng.random_range(1e-12f32..1.0);
+                -(-u.ln()).ln() + self.nodes[c as usize].prior.max(1e-12).ln()
+            })
+            .collect();
+        let mut order: Vec<u32> = (0..kids.len() as u32).collect();
+        order.sort_by(|&a, &b| score[b as usize].total_cmp(&score[a as usize]));
+        let m = gcfg.max_actions.min(kids.len()).max(1);
+        order.truncate(m);
+        let phases = (m as f32).log2().ceil().max(1.0) as u32;
+        let per_phase = (sims / phases).max(1);
+        let mut st = GumbelState {
+            score,
+            remaining: order,
+            queue: Default::default(),
+            per_phase,
+        };
+        fill_phase(&mut st, self.nodes[self.root as usize].first_child);
+        self.gumbel = Some(st);
+    }
+
+    fn sigma(&self, gcfg: &GumbelConfig, q01: f32) -> f32 {
+        let max_n = self
+            .children(self.root)
+            .map(|c| self.nodes[c as usize].visits)
+            .max()
+            .unwrap_or(0);
+        (gcfg.c_visit + max_n as f32) * gcfg.c_scale * q01
+    }
+
+    /// Completed Q in [0, 1] of a root child for the root player: its value if visited,
+    /// else the root's value.
+    fn completed_q(&self, c: u32) -> f32 {
+        let root = &self.nodes[self.root as usize];
+        let player = self.root_game().to_move();
+        let child = &self.nodes[c as usize];
+        let q = if child.visits > 0 {
+            child.q(player)
+        } else if let Kind::Terminal(v) = child.kind {
+            let v = absolute(v, player);
+            v[0] - v[2]
+        } else if root.visits > 0 {
+            root.q(player)
+        } else {
+            0.0
+        };
+        (q + 1.0) / 2.0
+    }
+
+    fn end_gumbel_phase(&mut self) {
+        let Some(gcfg) = self.cfg.gumbel else { return };
+        let first = self.nodes[self.root as usize].first_child;
+        let Some(mut st) = self.gumbel.take() else {
+            return;
+        };
+        if st.remaining.len() > 1 {
+            let mut ranked: Vec<(f32, u32)> = st
+                .remaining
+                .iter()
+                .map(|&i| {
+                    (
+                        st.score[i as usize] + self.sigma(&gcfg, self.completed_q(first + i)),
+                        i,
+                    )
+                })
+                .collect();
+            ranked.sort_by(|a, b| b.0.total_cmp(&a.0));
+            ranked.truncate(ranked.len().div_ceil(2));
+            st.remaining = ranked.into_iter().map(|(_, i)| i).collect();
+        }
+        fill_phase(&mut st, first);
+        self.gumbel = Some(st);
+    }
+
+    /// Runs `sims` more simulations with `eval`.
+    pub fn run<E: Evaluator<G>>(&mut self, eval: &mut E, sims: u32) {
+        let target = self.visits() + sims;
+        let mut leaves = Vec::with_capacity(self.cfg.batch);
+        let mut priors: Vec<Vec<f32>> = Vec::new();
+        let mut wdl: Vec<[f32; 3]> = Vec::new();
+        let mut gumbel_started = false;
+        while self.visits() < target {
+            if self.root_game().outcome().is_some() {
+                if let Kind::Leaf = self.nodes[self.root as usize].kind {
+                    let o = self.root_game().outcome().expect("checked");
+                    self.nodes[self.root as usize].kind = Kind::Terminal(outcome_abs(o));
+                }
+            }
+            if let (Some(g), false, Kind::Expanded) = (
+                self.cfg.gumbel,
+                gumbel_started,
+                self.nodes[self.root as usize].kind,
+            ) {
+                self.start_gumbel(g, target - self.visits());
+                gumbel_started = true;
+            }
+            leaves.clear();
+            let want = (self.cfg.batch as u32).min(target - self.visits()).max(1) as usize;
+            self.gather(want, &mut leaves);
+            if leaves.is_empty() {
+                continue;
+            }
+            priors.resize_with(leaves.len(), Vec::new);
+            wdl.resize(leaves.len(), [0.0; 3]);
+            for p in priors.iter_mut() {
+                p.clear();
+            }
+            let games: Vec<&G> = leaves.iter().map(|l| &l.game).collect();
+            let legal: Vec<&[usize]> = leaves.iter().map(|l| l.legal.as_slice()).collect();
+            eval.evaluate(
+                &games,
+                &legal,
+                &mut priors[..leaves.len()],
+                &mut wdl[..leaves.len()],
+            );
+            self.deliver(&leaves, &priors[..leaves.len()], &wdl[..leaves.len()]);
+        }
+    }
+
+    /// The root's children: `(action, visits, prior, q for the root player)`.
+    pub fn root_children(&self) -> Vec<(usize, u32, f32, f32)> {
+        let player = self.root_game().to_move();
+        self.children(self.root)
+            .map(|c| {
+                let n = &self.nodes[c as usize];
+                let q = if n.visits > 0 { n.q(player) } else { f32::NAN };
+                (n.action as usize, n.visits, n.prior, q)
+            })
+            .collect()
+    }
+
+    /// The search policy over the root's actions: visit shares, or with Gumbel the
+    /// improved policy `softmax(logits + sigma(completed Q))`.
+    pub fn policy(&self) -> Vec<(usize, f32)> {
+        let kids: Vec<u32> = self.children(self.root).collect();
+        if let Some(gcfg) = self.cfg.gumbel {
+            let logits: Vec<f32> = kids
+                .iter()
+                .map(|&c| {
+                    self.nodes[c as usize].prior.max(1e-12).ln()
+                        + self.sigma(&gcfg, self.completed_q(c))
+                })
+                .collect();
+            let m = logits.iter().copied().fold(f32::NEG_INFINITY, f32::max);
+            let e: Vec<f32> = logits.iter().map(|l| (l - m).exp()).collect();
+            let s: f32 = e.iter().sum();
+            return kids
+                .iter()
+                .zip(e)
+                .map(|(&c, x)| (self.nodes[c as usize].action as usize, x / s))
+                .collect();
+        }
+        let total: u32 = kids.iter().map(|&c| self.nodes[c as usize].visits).sum();
+        kids.iter()
+            .map(|&c| {
+                let n = &self.nodes[c as usize];
+                (
+                    n.action as usize,
+                    if total > 0 {
+                        n.visits as f32 / total as f32
+                    } else {
+                        n.prior
+                    },
+                )
+            })
+            .collect()
+    }
+
+    /// The action to play: with Gumbel the sequential-halving winner; otherwise the most
+    /// visited (temperature 0) or one drawn with probability ∝ visits^(1/temperature).
+    pub fn choose(&mut self, temperature: f32) -> Option<usize> {
+        let kids: Vec<u32> = self.children(self.root).collect();
+        if kids.is_empty() {
+            return None;
+        }
+        if let (Some(gcfg), Some(st)) = (self.cfg.gumbel, &self.gumbel) {
+            let first = self.nodes[self.root as usize].first_child;
+            let best = st
+                .remaining
+                .iter()
+                .max_by(|&&a, &&b| {
+                    let sa = st.score[a as usize] + self.sigma(&gcfg, self.completed_q(first + a));
+                    let sb = st.score[b as usize] + self.sigma(&gcfg, self.completed_q(first + b));
+                    sa.total_cmp(&sb)
+                })
+                .copied()?;
+            return Some(self.nodes[(first + best) as usize].action as usize);
+        }
+        if temperature <= 1e-3 {
+            let best = kids
+                .iter()
+                .max_by_key(|&&c| (self.nodes[c as usize].visits, std::cmp::Reverse(c)))?;
+            return Some(self.nodes[*best as usize].action as usize);
+        }
+        let w: Vec<f64> = kids
+            .iter()
+            .map(|&c| (self.nodes[c as usize].visits as f64).powf(1.0 / temperature as f64))
+            .collect();
+        let total: f64 = w.iter().sum();
+        if total <= 0.0 {
+            return Some(self.nodes[kids[0] as usize].action as usize);
+        }
+        let mut x = self.rng.random_range(0.0..total);
+        for (i, &wi) in w.iter().enumerate() {
+            if x < wi {
+                return Some(self.nodes[kids[i] as usize].action as usize);
+            }
+            x -= wi;
+        }
+        Some(self.nodes[*kids.last()? as usize].action as usize)
+    }
+
+    /// WDL for the root player (from the simulations so far).
+    pub fn value(&self) -> [f32; 3] {
+        let root = &self.nodes[self.root as usize];
+        let n = root.visits.max(1) as f32;
+        let abs = root.wdl.map(|x| x / n);
+        absolute(abs, self.root_game().to_move())
+    }
+
+    /// Moves the root to the child reached by `action`, keeping its subtree (tree reuse).
+    /// An action that is not a child of the root starts a fresh tree.
+    pub fn advance(&mut self, action: usize) {
+        let child = self
+            .children(self.root)
+            .find(|&c| self.nodes[c as usize].action as usize == action);
+        let new_root_game = match child {
+            Some(c) => {
+                self.materialise(self.root, c);
+                self.nodes[c as usize].game.clone().expect("materialised")
+            }
+            None => {
+                let mut g = self.root_game().clone();
+                g.apply(action);
+                g
+            }
+        };
+        let mut nodes: Vec<Node<G>> = Vec::new();
+        if let Some(c) = child {
+            // Copy the subtree breadth first so that children stay contiguous.
+            let mut root = self.nodes[c as usize].clone();
+            root.action = u32::MAX;
+            nodes.push(root);
+            let mut i = 0;
+            while i < nodes.len() {
+                let (first, count) = (nodes[i].first_child, nodes[i].num_children);
+                if nodes[i].kind == Kind::Expanded {
+                    let new_first = nodes.len() as u32;
+                    for k in 0..count {
+                        nodes.push(self.nodes[(first + k) as usize].clone());
+                    }
+                    nodes[i].first_child = new_first;
+                } else if nodes[i].kind == Kind::Pending {
+                    nodes[i].kind = Kind::Leaf;
+                }
+                nodes[i].virtual_loss = 0;
+                i += 1;
+            }
+        } else {
+            let mut root = Node::new(u32::MAX, 1.0);
+            root.game = Some(new_root_game);
+            nodes.push(root);
+        }
+        self.nodes = nodes;
+        self.root = 0;
+        self.noised = false;
+        self.gumbel = None;
+        if self.nodes[0].kind == Kind::Expanded {
+            self.start_root();
+        }
+    }
+}
+
+fn fill_phase(st: &mut GumbelState, first: u32) {
+    let n = st.remaining.len().max(1) as u32;
+    let each = (st.per_phase / n).max(1);
+    for _ in 0..each {
+        for &i in &st.remaining {
+            st.queue.push_back(first + i);
+        }
+    }
+}
+
+/// A Dirichlet(alpha) sample of size `k`, from Gamma(alpha) draws (Marsaglia and Tsang).
+fn dirichlet(rng: &mut SmallRng, alpha: f32, k: usize) -> Vec<f32> {
+    let g: Vec<f64> = (0..k).map(|_| gamma(rng, alpha as f64)).collect();
+    let s: f64 = g.iter().sum::<f64>().max(1e-300);
+    g.iter().map(|x| (x / s) as f32).collect()
+}
+
+fn gamma(rng: &mut SmallRng, alpha: f64) -> f64 {
+    if alpha < 1.0 {
+        // Boost: Gamma(a) = Gamma(a + 1) * U^(1/a).
+        let u: f64 = rng.random_range(1e-300..1.0);
+        return gamma(rng, alpha + 1.0) * u.powf(1.0 / alpha);
+    }
+    let d = alpha - 1.0 / 3.0;
+    let c = 1.0 / (9.0 * d).sqrt();
+    loop {
+        // A standard normal by Box-Muller.
+        let u1: f64 = rng.random_range(1e-300..1.0);
+        let u2: f64 = rng.random_range(0.0..1.0);
+        let x = (-2.0 * u1.ln()).sqrt() * (std::f64::consts::TAU * u2).cos();
+        let v = (1.0 + c * x).powi(3);
+        if v <= 0.0 {
+            continue;
+        }
+        let u: f64 = rng.random_range(1e-300..1.0);
+        if u.ln() < 0.5 * x * x + d - d * v + d * v.ln() {
+            return d * v;
+        }
+    }
+}
