@@ -260,8 +260,8 @@ impl<G: Game> Mcts<G> {
         for (i, &n) in path.iter().enumerate() {
             let node = &mut self.nodes[n as usize];
             node.visits += 1;
-            for k in 0..3 {
-                node.wdl[k] += value[k];
+            for (sum, v) in node.wdl.iter_mut().zip(value) {
+                *sum += v;
             }
             if had_virtual && i > 0 {
                 node.virtual_loss -= 1;

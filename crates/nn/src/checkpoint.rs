@@ -1,0 +1,322 @@
+//! Checkpoints: the model, the optimizer state and metadata in one folder, written to a
+//! temporary name and renamed, so that a crash never leaves a half-written checkpoint.
+//!
+//! ```text
+//! checkpoints/<run>/<generation>/
+//!     meta.json        format, variant, network config, generation, step
+//!     model.bpk        the network (burnpack)
+//!     optimizer.bpk    the optimizer state (when saved from training)
+//! ```
+
+use crate::net::{Net, NetConfig};
+use burn::optim::ModuleOptimizer;
+use burn::prelude::*;
+use fanorona_rules::Variant;
+use serde::{Deserialize, Serialize};
+use std::path::{Path, PathBuf};
+
+/// Version of the checkpoint layout.
+pub const FORMAT: u32 = 1;
+
+/// What a checkpoint says about itself.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct CheckpointMeta {
+    /// Layout version ([`FORMAT`]).
+    pub format: u32,
+    /// `tsivy`, `dimy` or `telo`.
+    pub variant: String,
+    /// The network's shape.
+    pub net: NetShape,
+    /// Training generation.
+    pub generation: u64,
+    /// Optimizer steps so far.
+    pub step: u64,
+    /// The run it belongs to, if any.
+    #[serde(default)]
+    pub run: Option<String>,
+}
+
+/// The network's shape as stored in `meta.json`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct NetShape {
+    /// Input planes.
+    pub planes: usize,
+    /// Rows.
+    pub height: usize,
+    /// Columns.
+    pub width: usize,
+    /// Actions.
+    pub actions: usize,
+    /// Residual blocks.
+    pub blocks: usize,
+    /// Tower channels.
+    pub channels: usize,
+    /// Policy head channels.
+    pub policy_channels: usize,
+    /// Value head channels.
+    pub value_channels: usize,
+    /// Value head hidden units.
+    pub value_hidden: usize,
+}
+
+impl From<&NetConfig> for NetShape {
+    fn from(c: &NetConfig) -> NetShape {
+        NetShape {
+            planes: c.planes,
+            height: c.height,
+            width: c.width,
+            actions: c.actions,
+            blocks: c.blocks,
+            channels: c.channels,
+            policy_channels: c.policy_channels,
+            value_channels: c.value_channels,
+            value_hidden: c.value_hidden,
+        }
+    }
+}
+
+impl NetShape {
+    /// The network configuration.
+    pub fn config(&self) -> NetConfig {
+        NetConfig::new(self.planes, self.height, self.width, self.actions)
+            .with_blocks(self.blocks)
+            .with_channels(self.channels)
+            .with_policy_channels(self.policy_channels)
+            .with_value_channels(self.value_channels)
+            .with_value_hidden(self.value_hidden)
+    }
+}
+
+/// A checkpoint that cannot be used, with the path and the reason.
+#[derive(Debug, thiserror::Error)]
+pub enum CheckpointError {
+    /// Reading or writing failed.
+    #[error("checkpoint `{path}`: {source}")]
+    Io {
+        /// The file or folder.
+        path: PathBuf,
+        /// The error.
+        source: std::io::Error,
+    },
+    /// Not a checkpoint folder, and not a run folder holding one.
+    #[error("`{0}` is not a checkpoint (no meta.json) and holds no checkpoint folders")]
+    NotFound(PathBuf),
+    /// `meta.json` is damaged.
+    #[error("checkpoint `{path}`: damaged meta.json: {reason}")]
+    Meta {
+        /// The file.
+        path: PathBuf,
+        /// What is wrong.
+        reason: String,
+    },
+    /// The checkpoint is of another variant or network size than wanted.
+    #[error("checkpoint `{path}` is a {found} network; expected {expected}")]
+    Mismatch {
+        /// The folder.
+        path: PathBuf,
+        /// What it holds.
+        found: String,
+        /// What was asked for.
+        expected: String,
+    },
+    /// The weights could not be read (damaged or of another shape).
+    #[error("checkpoint `{path}`: cannot load the weights: {reason}")]
+    Weights {
+        /// The file.
+        path: PathBuf,
+        /// burn's reason.
+        reason: String,
+    },
+}
+
+fn io(path: &Path) -> impl FnOnce(std::io::Error) -> CheckpointError + '_ {
+    move |source| CheckpointError::Io {
+        path: path.to_path_buf(),
+        source,
+    }
+}
+
+/// Writes a checkpoint folder atomically: everything goes to `<dir>.tmp`, which is then
+/// renamed to `dir` (an existing `dir` is replaced).
+///
+/// # Errors
+/// Any file that cannot be written.
+pub fn save(
+    dir: &Path,
+    net: &Net,
+    optimizer: Option<&ModuleOptimizer>,
+    meta: &CheckpointMeta,
+) -> Result<(), CheckpointError> {
+    let tmp = dir.with_file_name(format!(
+        "{}.tmp",
+        dir.file_name()
+            .map_or("checkpoint".into(), |n| n.to_string_lossy().into_owned())
+    ));
+    if tmp.exists() {
+        std::fs::remove_dir_all(&tmp).map_err(io(&tmp))?;
+    }
+    std::fs::create_dir_all(&tmp).map_err(io(&tmp))?;
+    let model = tmp.join("model.bpk");
+    net.clone()
+        .save_file(&model)
+        .map_err(|e| CheckpointError::Weights {
+            path: model.clone(),
+            reason: e.to_string(),
+        })?;
+    if let Some(o) = optimizer {
+        let p = tmp.join("optimizer.bpk");
+        o.save(&p).map_err(|e| CheckpointError::Weights {
+            path: p.clone(),
+            reason: e.to_string(),
+        })?;
+    }
+    let m = tmp.join("meta.json");
+    let text = serde_json::to_string_pretty(meta).expect("metadata serialises");
+    std::fs::write(&m, text).map_err(io(&m))?;
+    if dir.exists() {
+        let old = dir.with_file_name(format!(
+            "{}.old",
+            dir.file_name().unwrap_or_default().to_string_lossy()
+        ));
+        std::fs::rename(dir, &old).map_err(io(dir))?;
+        std::fs::rename(&tmp, dir).map_err(io(dir))?;
+        std::fs::remove_dir_all(&old).map_err(io(&old))?;
+    } else {
+        std::fs::rename(&tmp, dir).map_err(io(dir))?;
+    }
+    Ok(())
+}
+
+/// Reads `meta.json` of a checkpoint folder.
+///
+/// # Errors
+/// A missing or damaged file.
+pub fn read_meta(dir: &Path) -> Result<CheckpointMeta, CheckpointError> {
+    let m = dir.join("meta.json");
+    let text = std::fs::read_to_string(&m).map_err(io(&m))?;
+    let meta: CheckpointMeta = serde_json::from_str(&text).map_err(|e| CheckpointError::Meta {
+        path: m.clone(),
+        reason: e.to_string(),
+    })?;
+    if meta.format != FORMAT {
+        return Err(CheckpointError::Meta {
+            path: m,
+            reason: format!("format {} (this build reads {FORMAT})", meta.format),
+        });
+    }
+    if meta.variant.parse::<Variant>().is_err() {
+        return Err(CheckpointError::Meta {
+            path: m,
+            reason: format!("unknown variant `{}`", meta.variant),
+        });
+    }
+    Ok(meta)
+}
+
+/// A checkpoint folder, or the latest checkpoint (highest generation) of a run folder.
+///
+/// # Errors
+/// Neither kind of folder.
+pub fn resolve(path: &Path) -> Result<PathBuf, CheckpointError> {
+    if path.join("meta.json").is_file() {
+        return Ok(path.to_path_buf());
+    }
+    let entries = std::fs::read_dir(path).map_err(io(path))?;
+    let mut best: Option<(u64, PathBuf)> = None;
+    for e in entries.flatten() {
+        let p = e.path();
+        let name = e.file_name().to_string_lossy().into_owned();
+        if name.ends_with(".tmp") || name.ends_with(".old") || !p.join("meta.json").is_file() {
+            continue;
+        }
+        let generation = read_meta(&p).map(|m| m.generation).unwrap_or(0);
+        if best.as_ref().is_none_or(|(g, _)| generation >= *g) {
+            best = Some((generation, p));
+        }
+    }
+    best.map(|(_, p)| p)
+        .ok_or_else(|| CheckpointError::NotFound(path.to_path_buf()))
+}
+
+/// Loads a checkpoint (folder or run folder) onto `device`, checking it against
+/// `expected` (variant, and the network shape when given).
+///
+/// # Errors
+/// Missing, damaged, or of another variant or size.
+pub fn load(
+    path: &Path,
+    device: &Device,
+    expected_variant: Option<Variant>,
+    expected_shape: Option<&NetConfig>,
+) -> Result<(Net, CheckpointMeta, PathBuf), CheckpointError> {
+    let dir = resolve(path)?;
+    let meta = read_meta(&dir)?;
+    let variant: Variant = meta.variant.parse().expect("checked in read_meta");
+    if let Some(v) = expected_variant
+        && v != variant
+    {
+        return Err(CheckpointError::Mismatch {
+            path: dir,
+            found: variant.to_string(),
+            expected: v.to_string(),
+        });
+    }
+    let cfg = meta.net.config();
+    if cfg.variant() != Some(variant) || cfg.actions != fanorona_rules::num_actions(variant) {
+        return Err(CheckpointError::Meta {
+            path: dir.join("meta.json"),
+            reason: "network shape does not fit its variant".into(),
+        });
+    }
+    if let Some(want) = expected_shape
+        && NetShape::from(want) != meta.net
+    {
+        return Err(CheckpointError::Mismatch {
+            path: dir,
+            found: format!("{:?}", meta.net),
+            expected: format!("{:?}", NetShape::from(want)),
+        });
+    }
+    let model = dir.join("model.bpk");
+    if !model.is_file() {
+        return Err(CheckpointError::Weights {
+            path: model,
+            reason: "file missing".into(),
+        });
+    }
+    let net = catch(|| cfg.init(device).try_load_file(&model)).map_err(|reason| {
+        CheckpointError::Weights {
+            path: model.clone(),
+            reason,
+        }
+    })?;
+    Ok((net, meta, dir))
+}
+
+/// Loads the optimizer state saved beside a model.
+///
+/// # Errors
+/// Missing or damaged.
+pub fn load_optimizer(
+    dir: &Path,
+    optimizer: ModuleOptimizer,
+) -> Result<ModuleOptimizer, CheckpointError> {
+    let p = dir.join("optimizer.bpk");
+    catch(|| optimizer.load(&p)).map_err(|reason| CheckpointError::Weights {
+        path: p.clone(),
+        reason,
+    })
+}
+
+/// Runs a loader, turning both its error and any panic inside burn into a message.
+fn catch<T, E: std::fmt::Display>(f: impl FnOnce() -> Result<T, E>) -> Result<T, String> {
+    match std::panic::catch_unwind(std::panic::AssertUnwindSafe(f)) {
+        Ok(Ok(t)) => Ok(t),
+        Ok(Err(e)) => Err(e.to_string()),
+        Err(p) => Err(p
+            .downcast_ref::<String>()
+            .cloned()
+            .or_else(|| p.downcast_ref::<&str>().map(|s| s.to_string()))
+            .unwrap_or_else(|| "the file could not be decoded".to_string())),
+    }
+}

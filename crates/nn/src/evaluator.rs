@@ -1,0 +1,152 @@
+//! The network as a batched MCTS evaluator.
+
+use crate::net::Net;
+use burn::prelude::*;
+use fanorona_rules::Variant;
+use fanorona_search::Evaluator;
+use fanorona_sim::{Encode, Symmetry, frame_action, num_planes, symmetries};
+use rand::rngs::SmallRng;
+use rand::{RngExt, SeedableRng};
+
+/// Runs many positions through the network in one call: legal-masked priors and WDL.
+#[derive(Debug)]
+pub struct NetEvaluator {
+    net: Net,
+    device: Device,
+    variant: Variant,
+    symmetries: Vec<Symmetry>,
+    random_symmetry: bool,
+    rng: SmallRng,
+    planes: Vec<f32>,
+    scratch: Vec<f32>,
+    chosen: Vec<usize>,
+    /// Positions evaluated so far.
+    pub positions: u64,
+    /// Network calls so far.
+    pub calls: u64,
+}
+
+impl NetEvaluator {
+    /// An evaluator for `variant` (the network is used as given: call `valid()` first).
+    pub fn new(
+        net: Net,
+        device: Device,
+        variant: Variant,
+        random_symmetry: bool,
+        seed: u64,
+    ) -> NetEvaluator {
+        NetEvaluator {
+            net,
+            device,
+            variant,
+            symmetries: symmetries(variant),
+            random_symmetry,
+            rng: SmallRng::seed_from_u64(seed),
+            planes: Vec::new(),
+            scratch: Vec::new(),
+            chosen: Vec::new(),
+            positions: 0,
+            calls: 0,
+        }
+    }
+
+    /// The network.
+    pub fn net(&self) -> &Net {
+        &self.net
+    }
+
+    /// Replaces the network (after training).
+    pub fn set_net(&mut self, net: Net) {
+        self.net = net;
+    }
+
+    /// Raw forward pass on encoded planes (`[n, planes, h, w]` flattened): policy logits
+    /// `[n, actions]` and WDL logits `[n, 3]`, flattened.
+    pub fn forward_raw(&self, planes: Vec<f32>, n: usize) -> (Vec<f32>, Vec<f32>) {
+        let v = self.variant;
+        let x = Tensor::<4>::from_data(
+            TensorData::new(planes, [n, num_planes(v), v.height(), v.width()]),
+            &self.device,
+        );
+        let (p, w) = self.net.forward(x);
+        let p = p.into_data();
+        let w = w.into_data();
+        (
+            p.as_slice::<f32>().expect("f32 logits").to_vec(),
+            w.as_slice::<f32>().expect("f32 logits").to_vec(),
+        )
+    }
+}
+
+fn softmax_in_place(x: &mut [f32]) {
+    let m = x.iter().copied().fold(f32::NEG_INFINITY, f32::max);
+    let mut s = 0.0;
+    for v in x.iter_mut() {
+        *v = (*v - m).exp();
+        s += *v;
+    }
+    for v in x.iter_mut() {
+        *v /= s;
+    }
+}
+
+impl<G: Encode> Evaluator<G> for NetEvaluator {
+    fn evaluate(
+        &mut self,
+        games: &[&G],
+        legal: &[&[usize]],
+        priors: &mut [Vec<f32>],
+        wdl: &mut [[f32; 3]],
+    ) {
+        let n = games.len();
+        if n == 0 {
+            return;
+        }
+        let v = self.variant;
+        let per = num_planes(v) * v.points();
+        self.planes.clear();
+        self.planes.resize(n * per, 0.0);
+        self.chosen.clear();
+        for (i, g) in games.iter().enumerate() {
+            let out = &mut self.planes[i * per..(i + 1) * per];
+            g.encode(out);
+            let s = if self.random_symmetry {
+                self.rng.random_range(0..self.symmetries.len())
+            } else {
+                0
+            };
+            if s != 0 {
+                self.scratch.clear();
+                self.scratch.extend_from_slice(out);
+                self.symmetries[s].apply_planes(&self.scratch, out);
+            }
+            self.chosen.push(s);
+        }
+        let planes = std::mem::take(&mut self.planes);
+        let (logits, wdl_logits) = self.forward_raw(planes.clone(), n);
+        self.planes = planes;
+        let actions = fanorona_rules::num_actions(v);
+        for i in 0..n {
+            let mover = games[i].to_move();
+            let sym = &self.symmetries[self.chosen[i]];
+            let row = &logits[i * actions..(i + 1) * actions];
+            let p = &mut priors[i];
+            p.clear();
+            p.extend(
+                legal[i]
+                    .iter()
+                    .map(|&a| row[sym.action(frame_action(v, mover, a))]),
+            );
+            softmax_in_place(p);
+            let mut w = [
+                wdl_logits[i * 3],
+                wdl_logits[i * 3 + 1],
+                wdl_logits[i * 3 + 2],
+            ];
+            softmax_in_place(&mut w);
+            wdl[i] = w;
+        }
+        self.positions += n as u64;
+        self.calls += 1;
+    }
+}

@@ -1,0 +1,22 @@
+//! The Fanorona policy/value network on burn 0.22: a residual tower with a policy head
+//! over the variant's actions and a WDL value head; a batched evaluator for MCTS;
+//! checkpoints; the network + MCTS player.
+//!
+//! The backend is not chosen here: every function takes a `burn::Device`, and the binary
+//! picks it (`Device::flex()` on CPU by default, CUDA or wgpu by cargo feature).
+#![warn(missing_docs)]
+
+pub mod checkpoint;
+mod evaluator;
+mod net;
+mod player;
+mod train;
+
+pub use checkpoint::{CheckpointError, CheckpointMeta, NetShape};
+pub use evaluator::NetEvaluator;
+pub use net::{Net, NetConfig};
+pub use player::MctsPlayer;
+pub use train::{Batch, Losses, Trainer};
+
+/// Re-exported so that callers name the same burn types.
+pub use burn;

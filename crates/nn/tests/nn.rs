@@ -1,0 +1,180 @@
+//! Network, evaluator, checkpoints and training step on the CPU backend.
+
+use burn::prelude::*;
+use fanorona_nn::checkpoint::{self, CheckpointMeta, FORMAT, NetShape};
+use fanorona_nn::{Batch, CheckpointError, MctsPlayer, NetConfig, NetEvaluator, Trainer};
+use fanorona_rules::{Game, History, Position, RuleOptions, Variant};
+use fanorona_search::{Evaluator, MctsConfig, Player};
+use fanorona_sim::{Encode, num_planes};
+
+fn small(v: Variant) -> NetConfig {
+    NetConfig::for_variant(v).with_blocks(1).with_channels(8)
+}
+
+fn tmpdir(name: &str) -> std::path::PathBuf {
+    let d = std::env::temp_dir().join(format!("fanorona-nn-{name}-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&d);
+    std::fs::create_dir_all(&d).unwrap();
+    d
+}
+
+fn meta(v: Variant, cfg: &NetConfig, generation: u64) -> CheckpointMeta {
+    CheckpointMeta {
+        format: FORMAT,
+        variant: v.name().into(),
+        net: NetShape::from(cfg),
+        generation,
+        step: 7,
+        run: Some("t".into()),
+    }
+}
+
+#[test]
+fn evaluator_gives_legal_priors_and_wdl() {
+    let device = Device::flex();
+    let cfg = small(Variant::Tsivy);
+    let mut e = NetEvaluator::new(cfg.init(&device).valid(), device, Variant::Tsivy, true, 1);
+    let p = Position::start(Variant::Tsivy, RuleOptions::default());
+    let mut q = p;
+    let mut acts = Vec::new();
+    q.legal_actions(&mut acts);
+    q.apply(acts[0]);
+    let mut lp = Vec::new();
+    p.legal_actions(&mut lp);
+    let mut lq = Vec::new();
+    q.legal_actions(&mut lq);
+    let mut priors = vec![Vec::new(), Vec::new()];
+    let mut wdl = [[0.0; 3]; 2];
+    e.evaluate(&[&p, &q], &[&lp, &lq], &mut priors, &mut wdl);
+    for (pr, l) in priors.iter().zip([&lp, &lq]) {
+        assert_eq!(pr.len(), l.len());
+        assert!((pr.iter().sum::<f32>() - 1.0).abs() < 1e-4);
+        assert!(pr.iter().all(|&x| x > 0.0));
+    }
+    for w in wdl {
+        assert!((w.iter().sum::<f32>() - 1.0).abs() < 1e-4);
+    }
+    assert_eq!((e.calls, e.positions), (1, 2));
+}
+
+#[test]
+fn checkpoints_round_trip_and_refuse_bad_input() {
+    let device = Device::flex();
+    let cfg = small(Variant::Dimy);
+    let net = cfg.init(&device);
+    let run = tmpdir("ckpt");
+    let dir = run.join("00001");
+    checkpoint::save(&dir, &net, None, &meta(Variant::Dimy, &cfg, 1)).unwrap();
+    assert!(
+        !run.join("00001.tmp").exists(),
+        "the temporary folder was renamed"
+    );
+    // Same outputs after loading.
+    let p = Position::start(Variant::Dimy, RuleOptions::default());
+    let mut planes = vec![0.0; num_planes(Variant::Dimy) * 25];
+    p.encode(&mut planes);
+    let out = |n: &fanorona_nn::Net| {
+        let e = NetEvaluator::new(n.valid(), Device::flex(), Variant::Dimy, false, 0);
+        e.forward_raw(planes.clone(), 1)
+    };
+    let (loaded, m, _) = checkpoint::load(&run, &device, Some(Variant::Dimy), Some(&cfg)).unwrap();
+    assert_eq!(m.generation, 1);
+    assert_eq!(out(&net), out(&loaded));
+    // A later generation is found from the run folder.
+    checkpoint::save(
+        &run.join("00002"),
+        &net,
+        None,
+        &meta(Variant::Dimy, &cfg, 2),
+    )
+    .unwrap();
+    assert!(checkpoint::resolve(&run).unwrap().ends_with("00002"));
+    // Another variant or size is refused.
+    assert!(matches!(
+        checkpoint::load(&run, &device, Some(Variant::Tsivy), None),
+        Err(CheckpointError::Mismatch { .. })
+    ));
+    let bigger = cfg.clone().with_channels(16);
+    assert!(matches!(
+        checkpoint::load(&run, &device, None, Some(&bigger)),
+        Err(CheckpointError::Mismatch { .. })
+    ));
+    // Damaged files are refused with a message, not a panic.
+    std::fs::write(dir.join("model.bpk"), b"not a model").unwrap();
+    let e = checkpoint::load(&dir, &device, None, None).unwrap_err();
+    assert!(matches!(e, CheckpointError::Weights { .. }), "{e}");
+    assert!(e.to_string().contains("model.bpk"), "{e}");
+    std::fs::write(dir.join("meta.json"), b"{ nonsense").unwrap();
+    assert!(matches!(
+        checkpoint::load(&dir, &device, None, None),
+        Err(CheckpointError::Meta { .. })
+    ));
+    assert!(matches!(
+        checkpoint::load(&run.join("missing"), &device, None, None),
+        Err(CheckpointError::Io { .. })
+    ));
+    let empty = tmpdir("empty");
+    assert!(matches!(
+        checkpoint::resolve(&empty),
+        Err(CheckpointError::NotFound(_))
+    ));
+    std::fs::remove_dir_all(&run).ok();
+    std::fs::remove_dir_all(&empty).ok();
+}
+
+#[test]
+fn training_lowers_the_loss_and_the_optimizer_is_saved() {
+    let device = Device::flex();
+    let cfg = small(Variant::Telo);
+    let mut t = Trainer::new(cfg.init(&device), cfg.clone(), &device, 1e-4);
+    // A fixed batch: the start position, policy on the centre, a win.
+    let p = fanorona_rules::telo::TeloPosition::start(RuleOptions::default());
+    let mut planes = vec![0.0; num_planes(Variant::Telo) * 9];
+    p.encode(&mut planes);
+    let n = 8;
+    let mut policy = vec![0.0; n * 81];
+    for i in 0..n {
+        policy[i * 81 + 4] = 1.0;
+    }
+    let batch = Batch {
+        planes: planes.repeat(n),
+        policy,
+        wdl: [1.0, 0.0, 0.0].repeat(n),
+        n,
+    };
+    let first = t.step(&batch, 1e-2);
+    let mut last = first;
+    for _ in 0..30 {
+        last = t.step(&batch, 1e-2);
+    }
+    assert!(last.policy < first.policy * 0.5, "{first:?} -> {last:?}");
+    assert!(last.value < first.value * 0.5, "{first:?} -> {last:?}");
+    assert_eq!(t.step, 31);
+    let dir = tmpdir("optim").join("00003");
+    checkpoint::save(
+        &dir,
+        &t.inference_net(),
+        Some(&t.optimizer),
+        &meta(Variant::Telo, &cfg, 3),
+    )
+    .unwrap();
+    assert!(dir.join("optimizer.bpk").is_file());
+    let fresh = Trainer::new(cfg.init(&device), cfg.clone(), &device, 1e-4);
+    checkpoint::load_optimizer(&dir, fresh.optimizer).unwrap();
+    std::fs::remove_dir_all(dir.parent().unwrap()).ok();
+}
+
+#[test]
+fn mcts_player_plays_a_legal_turn() {
+    let device = Device::flex();
+    let cfg = small(Variant::Tsivy);
+    let e = NetEvaluator::new(cfg.init(&device).valid(), device, Variant::Tsivy, false, 1);
+    let mut player = MctsPlayer::new(e, MctsConfig::default(), 16, "mcts", 1);
+    // A position where the turn is a chain: the player must finish it as one turn.
+    let p = Position::from_fen("9/9/2B6/B8/W8 w", RuleOptions::default()).unwrap();
+    let c = player.choose(&History::new(p));
+    let t = c.turn.expect("a turn");
+    assert!(p.turns(fanorona_rules::TurnMode::Paths).contains(&t));
+    let start = Position::start(Variant::Tsivy, RuleOptions::default());
+    assert!(player.choose(&History::new(start)).turn.is_some());
+}
