@@ -94,9 +94,9 @@ impl Analysis {
     }
 }
 
-fn analyse_fanorona(pos: &Position, spec: &EngineSpec) -> Analysis {
+fn analyse_fanorona(pos: &Position, spec: &EngineSpec) -> Result<Analysis> {
     let start = Instant::now();
-    let mut player = spec.player("analyze");
+    let mut player = spec.player("analyze", pos.variant())?;
     let choice = player.choose(&History::new(*pos));
     let mut pv = Vec::new();
     let mut p = *pos;
@@ -108,7 +108,7 @@ fn analyse_fanorona(pos: &Position, spec: &EngineSpec) -> Analysis {
         pv.push(format_turn(&p, t, PointStyle::Algebraic));
         p.play_unchecked(t);
     }
-    Analysis {
+    Ok(Analysis {
         fen: pos.fen(),
         best: choice
             .turn
@@ -118,7 +118,7 @@ fn analyse_fanorona(pos: &Position, spec: &EngineSpec) -> Analysis {
         depth,
         nodes,
         seconds: start.elapsed().as_secs_f64(),
-    }
+    })
 }
 
 /// Telo is small enough to know exactly: the solver's value and a value-keeping line.
@@ -168,12 +168,16 @@ pub fn analyze(a: AnalyzeArgs) -> Result<()> {
     let spec = EngineSpec::parse(&a.engine)?;
     let rules = a.pos.rule_options()?;
     let mut solution: Option<TeloSolution> = None;
-    let mut run = |p: AnyPosition| match p {
-        AnyPosition::Fanorona(p) => analyse_fanorona(&p, &spec),
-        AnyPosition::Telo(t) => analyse_telo(&t, solution.get_or_insert_with(TeloSolution::solve)),
+    let mut run = |p: AnyPosition| -> Result<Analysis> {
+        Ok(match p {
+            AnyPosition::Fanorona(p) => analyse_fanorona(&p, &spec)?,
+            AnyPosition::Telo(t) => {
+                analyse_telo(&t, solution.get_or_insert_with(TeloSolution::solve))
+            }
+        })
     };
     match &a.fen_file {
-        None => run(a.pos.position()?).print(a.json),
+        None => run(a.pos.position()?)?.print(a.json),
         Some(f) => {
             let text = std::fs::read_to_string(f)
                 .map_err(|e| input_err(format!("cannot read FEN file `{f}`: {e}")))?;
@@ -184,7 +188,7 @@ pub fn analyze(a: AnalyzeArgs) -> Result<()> {
                 }
                 let pos = read_any(line, rules)
                     .map_err(|e| input_err(format!("{f}, line {}: {e}", i + 1)))?;
-                run(pos).print(a.json);
+                run(pos)?.print(a.json);
                 if !a.json {
                     println!();
                 }

@@ -18,6 +18,10 @@ pub enum Target {
     Sim,
     /// The alpha-beta engine: nodes/s at fixed depth over fixed positions (count checked).
     Ab,
+    /// The default network: inference positions/s (batch 1, 64, 256), training samples/s.
+    Nn,
+    /// MCTS simulations/s: with the uniform evaluator (the tree's cost) and the network.
+    Mcts,
 }
 
 /// `fanorona bench`.
@@ -44,6 +48,8 @@ pub fn run(a: BenchArgs) -> Result<()> {
         Target::Rules => rules(&a),
         Target::Sim => sim(&a),
         Target::Ab => ab(&a),
+        Target::Nn => nn(&a),
+        Target::Mcts => mcts(&a),
     }
 }
 
@@ -199,5 +205,171 @@ fn ab(a: &BenchArgs) -> Result<()> {
             nps / 1e6
         );
     }
+    Ok(())
+}
+
+/// Encoded planes of `n` positions from random tsivy games.
+fn sample_planes(n: usize, seed: u64) -> Vec<f32> {
+    use fanorona_rules::Game;
+    use fanorona_sim::Encode;
+    let mut rng = SmallRng::seed_from_u64(seed);
+    let per = fanorona_sim::num_planes(Variant::Tsivy) * 45;
+    let mut out = vec![0.0; n * per];
+    let mut acts = Vec::new();
+    for i in 0..n {
+        let mut p = Position::start(Variant::Tsivy, RuleOptions::default());
+        for _ in 0..rng.random_range(0..60) {
+            p.legal_actions(&mut acts);
+            if acts.is_empty() {
+                break;
+            }
+            p.apply(acts[rng.random_range(0..acts.len())]);
+        }
+        p.encode(&mut out[i * per..(i + 1) * per]);
+    }
+    out
+}
+
+fn print_figure(json: bool, what: &str, batch: usize, per_second: f64, unit: &str) {
+    if json {
+        println!(
+            "{}",
+            serde_json::json!({"what": what, "batch": batch, "per_second": per_second.round()})
+        );
+    } else {
+        println!("{what}, batch {batch}: {per_second:.0} {unit}/s");
+    }
+}
+
+/// Raw inference positions/s of the default tsivy network at `batch`.
+fn inference_rate(eval: &fanorona_nn::NetEvaluator, batch: usize, secs: f64) -> f64 {
+    let planes = sample_planes(batch, 1);
+    let _ = eval.forward_raw(planes.clone(), batch); // warm up
+    let t = Instant::now();
+    let mut n = 0usize;
+    while t.elapsed().as_secs_f64() < secs {
+        let _ = eval.forward_raw(planes.clone(), batch);
+        n += batch;
+    }
+    n as f64 / t.elapsed().as_secs_f64()
+}
+
+fn nn(a: &BenchArgs) -> Result<()> {
+    use fanorona_nn::burn::module::Module;
+    use fanorona_nn::{Batch, NetConfig, NetEvaluator, Trainer};
+    let device = crate::backend::device();
+    let cfg = NetConfig::for_variant(Variant::Tsivy);
+    if !a.json {
+        println!(
+            "default tsivy network: {} blocks x {} channels, backend {}",
+            cfg.blocks,
+            cfg.channels,
+            crate::backend::name()
+        );
+    }
+    let net = cfg.init(&device);
+    let eval = NetEvaluator::new(net.valid(), device.clone(), Variant::Tsivy, false, 0);
+    for batch in [1, 64, 256] {
+        let rate = inference_rate(&eval, batch, a.seconds);
+        print_figure(a.json, "inference", batch, rate, "positions");
+    }
+    let batch = 256;
+    let mut trainer = Trainer::new(net, cfg.clone(), &device, 1e-4);
+    let planes = sample_planes(batch, 2);
+    let mut policy = vec![0.0; batch * cfg.actions];
+    for i in 0..batch {
+        policy[i * cfg.actions + (i * 7) % cfg.actions] = 1.0;
+    }
+    let b = Batch {
+        planes,
+        policy,
+        wdl: [0.3, 0.4, 0.3].repeat(batch),
+        n: batch,
+    };
+    trainer.step(&b, 1e-3); // warm up
+    let t = Instant::now();
+    let mut n = 0;
+    while t.elapsed().as_secs_f64() < a.seconds {
+        trainer.step(&b, 1e-3);
+        n += batch;
+    }
+    print_figure(
+        a.json,
+        "training",
+        batch,
+        n as f64 / t.elapsed().as_secs_f64(),
+        "samples",
+    );
+    Ok(())
+}
+
+fn mcts_figure(json: bool, evaluator: &str, threads: usize, sps: f64, note: &str) {
+    if json {
+        println!(
+            "{}",
+            serde_json::json!({"evaluator": evaluator, "threads": threads, "simulations_per_second": sps.round()})
+        );
+    } else {
+        println!("mcts, {evaluator} evaluator, {threads} thread(s): {sps:.0} simulations/s{note}");
+    }
+}
+
+/// Simulations/s of one tree per thread from the tsivy start with the uniform evaluator.
+fn uniform_sims(secs: f64, seed: u64) -> u64 {
+    use fanorona_search::{Mcts, MctsConfig, UniformEvaluator};
+    let start = Position::start(Variant::Tsivy, RuleOptions::default());
+    let t = Instant::now();
+    let mut sims = 0u64;
+    let mut s = seed;
+    while t.elapsed().as_secs_f64() < secs {
+        s += 1;
+        let mut tree = Mcts::new(start, MctsConfig::default(), s);
+        tree.run(&mut UniformEvaluator::default(), 20_000);
+        sims += tree.visits() as u64;
+    }
+    sims
+}
+
+fn mcts(a: &BenchArgs) -> Result<()> {
+    use fanorona_nn::burn::module::Module;
+    use fanorona_nn::{NetConfig, NetEvaluator};
+    use fanorona_search::{Mcts, MctsConfig};
+    let all = std::thread::available_parallelism().map_or(1, |n| n.get());
+    for threads in if all > 1 { vec![1, all] } else { vec![1] } {
+        let t = Instant::now();
+        let sims: u64 = (0..threads as u64)
+            .into_par_iter()
+            .map(|i| uniform_sims(a.seconds, i * 1000))
+            .sum();
+        mcts_figure(
+            a.json,
+            "uniform",
+            threads,
+            sims as f64 / t.elapsed().as_secs_f64(),
+            "",
+        );
+    }
+    let device = crate::backend::device();
+    let cfg = NetConfig::for_variant(Variant::Tsivy);
+    let mut eval = NetEvaluator::new(cfg.init(&device).valid(), device, Variant::Tsivy, false, 0);
+    let mcfg = MctsConfig::default();
+    let raw = inference_rate(&eval, mcfg.batch, a.seconds);
+    let start = Position::start(Variant::Tsivy, RuleOptions::default());
+    let t = Instant::now();
+    let mut sims = 0u64;
+    let mut seed = 0;
+    while t.elapsed().as_secs_f64() < a.seconds {
+        seed += 1;
+        let mut tree = Mcts::new(start, mcfg, seed);
+        tree.run(&mut eval, 800);
+        sims += tree.visits() as u64;
+    }
+    let sps = sims as f64 / t.elapsed().as_secs_f64();
+    let note = format!(
+        " ({:.0} % of raw inference at batch {}: {raw:.0} positions/s)",
+        100.0 * sps / raw,
+        mcfg.batch
+    );
+    mcts_figure(a.json, "network", 1, sps, &note);
     Ok(())
 }

@@ -1,9 +1,13 @@
 //! Engine specs: `ab:depth=8`, `ab:time=1s`, `ab:nodes=100000,hash=64`, `random`,
-//! `random:seed=3`. One parser, used by `analyze`, `play` (and the arena, later).
+//! `random:seed=3`, `mcts:ckpt=DIR,sims=400` (`ckpt=none`: a fresh network). One parser,
+//! used by `analyze`, `play` (and the arena).
 
 use crate::input_err;
 use anyhow::Result;
-use fanorona_search::{AbConfig, AbPlayer, Limits, Player, RandomPlayer};
+use fanorona_nn::burn::module::Module;
+use fanorona_nn::{MctsPlayer, NetConfig, NetEvaluator, checkpoint};
+use fanorona_rules::Variant;
+use fanorona_search::{AbConfig, AbPlayer, Limits, MctsConfig, Player, RandomPlayer};
 use std::time::Duration;
 
 /// A parsed engine spec.
@@ -19,6 +23,18 @@ pub enum EngineSpec {
     /// Uniformly random turns.
     Random {
         /// Seed of its stream.
+        seed: u64,
+    },
+    /// The network with MCTS.
+    Mcts {
+        /// A checkpoint folder or a run folder (its latest checkpoint); `None`: a freshly
+        /// initialised network.
+        ckpt: Option<std::path::PathBuf>,
+        /// Simulations per decision.
+        sims: u32,
+        /// Gumbel root search.
+        gumbel: bool,
+        /// Seed (tie breaks, Gumbel noise).
         seed: u64,
     },
 }
@@ -114,6 +130,46 @@ impl EngineSpec {
                 }
                 Ok(EngineSpec::Ab { cfg, limits })
             }
+            "mcts" => {
+                let mut ckpt = None;
+                let mut seen_ckpt = false;
+                let mut sims = 400;
+                let mut gumbel = false;
+                let mut seed = 0;
+                for (k, v) in pairs {
+                    match k {
+                        "ckpt" => {
+                            seen_ckpt = true;
+                            ckpt = (v != "none").then(|| std::path::PathBuf::from(v));
+                        }
+                        "sims" => {
+                            sims = v
+                                .parse()
+                                .ok()
+                                .filter(|&s| s >= 1)
+                                .ok_or_else(|| bad(k, v, "a number of simulations >= 1"))?
+                        }
+                        "gumbel" => gumbel = v.parse().map_err(|_| bad(k, v, "true or false"))?,
+                        "seed" => seed = v.parse().map_err(|_| bad(k, v, "a number"))?,
+                        _ => {
+                            return Err(input_err(format!(
+                                "engine spec `{spec}`: unknown option `{k}` (mcts knows ckpt, sims, gumbel, seed)"
+                            )));
+                        }
+                    }
+                }
+                if !seen_ckpt {
+                    return Err(input_err(format!(
+                        "engine spec `{spec}`: mcts needs ckpt=DIR (a checkpoint or run folder) or ckpt=none"
+                    )));
+                }
+                Ok(EngineSpec::Mcts {
+                    ckpt,
+                    sims,
+                    gumbel,
+                    seed,
+                })
+            }
             "random" => {
                 let mut seed = 0;
                 for (k, v) in pairs {
@@ -129,17 +185,56 @@ impl EngineSpec {
                 Ok(EngineSpec::Random { seed })
             }
             _ => Err(input_err(format!(
-                "unknown engine `{kind}` in spec `{spec}` (known: ab:depth=N|time=T|nodes=N, random[:seed=S])"
+                "unknown engine `{kind}` in spec `{spec}` (known: ab:depth=N|time=T|nodes=N, random[:seed=S], mcts:ckpt=DIR,sims=N)"
             ))),
         }
     }
 
-    /// Makes the player.
-    pub fn player(&self, name: &str) -> Box<dyn Player> {
-        match self {
+    /// Makes the player for games of `variant`.
+    ///
+    /// # Errors
+    /// A checkpoint that cannot be loaded or is of another variant.
+    pub fn player(&self, name: &str, variant: Variant) -> Result<Box<dyn Player>> {
+        Ok(match self {
             EngineSpec::Ab { cfg, limits } => Box::new(AbPlayer::new(*cfg, *limits, name)),
             EngineSpec::Random { seed } => Box::new(RandomPlayer::new(*seed)),
-        }
+            EngineSpec::Mcts {
+                sims, gumbel, seed, ..
+            } => {
+                let eval = self.evaluator(variant)?;
+                let cfg = MctsConfig {
+                    gumbel: gumbel.then(Default::default),
+                    ..MctsConfig::default()
+                };
+                Box::new(MctsPlayer::new(eval, cfg, *sims, name, *seed))
+            }
+        })
+    }
+
+    /// The network evaluator of an `mcts` spec, for `variant`.
+    ///
+    /// # Errors
+    /// Not an mcts spec, or a checkpoint that cannot be used.
+    pub fn evaluator(&self, variant: Variant) -> Result<NetEvaluator> {
+        let EngineSpec::Mcts { ckpt, seed, .. } = self else {
+            anyhow::bail!("not an mcts engine");
+        };
+        let device = crate::backend::device();
+        let net = match ckpt {
+            None => NetConfig::for_variant(variant).init(&device),
+            Some(dir) => {
+                checkpoint::load(dir, &device, Some(variant), None)
+                    .map_err(input_err)?
+                    .0
+            }
+        };
+        Ok(NetEvaluator::new(
+            net.valid(),
+            device,
+            variant,
+            false,
+            *seed,
+        ))
     }
 }
 

@@ -1,6 +1,7 @@
 //! `fanorona`: the command-line front of the workspace.
 
 mod analyze;
+mod backend;
 mod bench;
 mod engine;
 mod play;

@@ -69,7 +69,7 @@ fn play_fanorona(
     input: &mut impl BufRead,
     out: &mut impl Write,
 ) -> Result<()> {
-    let mut engine = spec.player("engine");
+    let mut engine = spec.player("engine", start.variant())?;
     engine.new_game();
     let mut game = History::new(start);
     writeln!(out, "You play {me}. {HELP}\n\n{}\n", game.position())?;

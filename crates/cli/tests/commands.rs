@@ -439,3 +439,92 @@ fn bench_ab_json() {
     assert!(v["nodes"].as_u64().unwrap() > 1_000_000);
     assert!(v["nodes_per_second"].as_f64().unwrap() > 0.0);
 }
+
+#[test]
+fn mcts_engine_in_analyze_and_play() {
+    let v = json(&fanorona(&[
+        "analyze",
+        "--engine",
+        "mcts:ckpt=none,sims=32",
+        "--json",
+        "--variant",
+        "dimy",
+    ]));
+    assert!(v["best"].is_string());
+    assert!(
+        v["nodes"].as_u64().unwrap() >= 32,
+        "simulations are reported as nodes: {v}"
+    );
+    let o = fanorona_stdin(
+        &[
+            "play",
+            "--engine",
+            "mcts:ckpt=none,sims=8",
+            "--variant",
+            "dimy",
+            "--color",
+            "black",
+        ],
+        "quit\n",
+    );
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert!(stdout(&o).contains("Engine plays"));
+    // A checkpoint that is not there, or not a checkpoint, is a clear error.
+    let o = fanorona(&["analyze", "--engine", "mcts:ckpt=/nonexistent/run,sims=8"]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(stderr(&o).contains("/nonexistent/run"), "{}", stderr(&o));
+    let empty = std::env::temp_dir().join(format!("fanorona-empty-run-{}", std::process::id()));
+    std::fs::create_dir_all(&empty).unwrap();
+    let spec = format!("mcts:ckpt={},sims=8", empty.display());
+    let o = fanorona(&["analyze", "--engine", &spec]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(stderr(&o).contains("no meta.json"), "{}", stderr(&o));
+    std::fs::remove_dir_all(&empty).ok();
+}
+
+#[test]
+fn bench_nn_and_mcts_json() {
+    let o = fanorona(&["bench", "nn", "--json", "--seconds", "0.1"]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let lines: Vec<serde_json::Value> = stdout(&o)
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    let whats: Vec<(String, u64)> = lines
+        .iter()
+        .map(|v| {
+            (
+                v["what"].as_str().unwrap().to_string(),
+                v["batch"].as_u64().unwrap(),
+            )
+        })
+        .collect();
+    assert_eq!(
+        whats,
+        [
+            ("inference".into(), 1),
+            ("inference".into(), 64),
+            ("inference".into(), 256),
+            ("training".into(), 256)
+        ]
+    );
+    assert!(
+        lines
+            .iter()
+            .all(|v| v["per_second"].as_f64().unwrap() > 0.0)
+    );
+    let o = fanorona(&["bench", "mcts", "--json", "--seconds", "0.1"]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let lines: Vec<serde_json::Value> = stdout(&o)
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    assert!(lines.iter().any(|v| v["evaluator"] == "uniform"));
+    assert!(lines.iter().any(|v| v["evaluator"] == "network"));
+    assert!(
+        lines
+            .iter()
+            .all(|v| v["simulations_per_second"].as_f64().unwrap() > 0.0
+                && v["threads"].as_u64().is_some())
+    );
+}
