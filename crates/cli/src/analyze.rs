@@ -121,6 +121,26 @@ fn analyse_fanorona(pos: &Position, spec: &EngineSpec) -> Result<Analysis> {
     })
 }
 
+/// A telo position answered by a network and search.
+fn analyse_telo_mcts(pos: &TeloPosition, spec: &EngineSpec) -> Result<Analysis> {
+    let start = Instant::now();
+    let (action, wdl, sims) = crate::train_cmd::telo_mcts(spec, pos)?;
+    let best = action
+        .and_then(fanorona_rules::game::telo_action_from_index)
+        .map(|m| pos.format_move(m));
+    Ok(Analysis {
+        fen: pos.fen(),
+        best: best.clone(),
+        score: best
+            .as_ref()
+            .map(|_| ((wdl[0] - wdl[2]) * 100.0).round() as i32),
+        pv: best.into_iter().collect(),
+        depth: 0,
+        nodes: sims as u64,
+        seconds: start.elapsed().as_secs_f64(),
+    })
+}
+
 /// Telo is small enough to know exactly: the solver's value and a value-keeping line.
 fn analyse_telo(pos: &TeloPosition, solution: &TeloSolution) -> Analysis {
     let start = Instant::now();
@@ -171,6 +191,9 @@ pub fn analyze(a: AnalyzeArgs) -> Result<()> {
     let mut run = |p: AnyPosition| -> Result<Analysis> {
         Ok(match p {
             AnyPosition::Fanorona(p) => analyse_fanorona(&p, &spec)?,
+            AnyPosition::Telo(t) if matches!(spec, EngineSpec::Mcts { .. }) => {
+                analyse_telo_mcts(&t, &spec)?
+            }
             AnyPosition::Telo(t) => {
                 analyse_telo(&t, solution.get_or_insert_with(TeloSolution::solve))
             }

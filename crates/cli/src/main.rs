@@ -6,6 +6,7 @@ mod bench;
 mod engine;
 mod play;
 mod rules_cmds;
+mod train_cmd;
 
 use clap::{Parser, Subcommand};
 use std::process::ExitCode;
@@ -30,6 +31,10 @@ enum Command {
     Analyze(analyze::AnalyzeArgs),
     /// Play against an engine in the terminal.
     Play(play::PlayArgs),
+    /// Self-play training (the main job), resumable: the same --run continues.
+    Train(train_cmd::TrainArgs),
+    /// Judge a telo network against the exact solver.
+    Oracle(train_cmd::OracleArgs),
     /// Throughput benchmarks.
     Bench(bench::BenchArgs),
 }
@@ -58,6 +63,8 @@ fn main() -> ExitCode {
         Command::Replay(a) => rules_cmds::replay(a),
         Command::Analyze(a) => analyze::analyze(a),
         Command::Play(a) => play::play(a),
+        Command::Train(a) => train_cmd::train(a),
+        Command::Oracle(a) => train_cmd::oracle(a),
         Command::Bench(a) => bench::run(a),
     };
     match result {

@@ -528,3 +528,158 @@ fn bench_nn_and_mcts_json() {
                 && v["threads"].as_u64().is_some())
     );
 }
+
+fn repo_file(rel: &str) -> String {
+    format!("{}/../../{rel}", env!("CARGO_MANIFEST_DIR"))
+}
+
+#[test]
+fn train_is_killed_and_resumes() {
+    let root = std::env::temp_dir().join(format!("fanorona-train-kill-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&root);
+    std::fs::create_dir_all(&root).unwrap();
+    let ck = root.join("checkpoints");
+    let ex = root.join("experiments");
+    let args = |gens: u64| -> Vec<String> {
+        vec![
+            "train".into(),
+            "--config".into(),
+            repo_file("configs/smoke.toml"),
+            "--run".into(),
+            "k".into(),
+            "--checkpoints".into(),
+            ck.display().to_string(),
+            "--experiments".into(),
+            ex.display().to_string(),
+            "--set".into(),
+            format!("run.generations={gens}"),
+            "--set".into(),
+            "run.arena_every=0".into(),
+            "--quiet".into(),
+        ]
+    };
+    // Start a long run and kill it once its first checkpoint is on disk.
+    let mut child = Command::new(env!("CARGO_BIN_EXE_fanorona"))
+        .args(args(1000))
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    let first = ck.join("k/00001/meta.json");
+    let t = std::time::Instant::now();
+    while !first.exists() && t.elapsed().as_secs() < 120 {
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+    child.kill().unwrap();
+    child.wait().unwrap();
+    assert!(first.exists(), "a first checkpoint was written");
+    // Whatever generation it reached, the latest complete checkpoint is consistent.
+    let latest = std::fs::read_dir(ck.join("k"))
+        .unwrap()
+        .filter_map(|e| e.ok())
+        .map(|e| e.file_name().to_string_lossy().into_owned())
+        .filter(|n| n.len() == 5 && n.chars().all(|c| c.is_ascii_digit()))
+        .max()
+        .unwrap();
+    let reached: u64 = latest.parse().unwrap();
+    let o = fanorona(
+        &args(reached + 2)
+            .iter()
+            .map(String::as_str)
+            .collect::<Vec<_>>(),
+    );
+    assert!(o.status.success(), "{}", stderr(&o));
+    let out = stdout(&o);
+    assert!(
+        out.contains(&format!("resuming run `k` from generation {reached}")),
+        "{out}"
+    );
+    let state: serde_json::Value = serde_json::from_str(
+        &std::fs::read_to_string(ck.join(format!("k/{:05}/state.json", reached + 2))).unwrap(),
+    )
+    .unwrap();
+    assert_eq!(state["generation"], reached + 2);
+    assert_eq!(
+        state["games"],
+        (reached + 2) * 8,
+        "the counters continue where the checkpoint left them"
+    );
+    // The checkpoint plays.
+    let spec = format!("mcts:ckpt={},sims=8", ck.join("k").display());
+    let v = json(&fanorona(&[
+        "analyze",
+        "--variant",
+        "dimy",
+        "--engine",
+        &spec,
+        "--json",
+    ]));
+    assert!(v["best"].is_string());
+    // A dimy checkpoint is refused for a tsivy position.
+    let o = fanorona(&["analyze", "--engine", &spec]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(stderr(&o).contains("dimy"), "{}", stderr(&o));
+    std::fs::remove_dir_all(&root).ok();
+}
+
+#[test]
+fn train_rejects_bad_configs_and_oracle_judges_telo() {
+    let o = fanorona(&[
+        "train",
+        "--config",
+        &repo_file("configs/smoke.toml"),
+        "--set",
+        "selfplay.simz=3",
+    ]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(stderr(&o).contains("simz"), "{}", stderr(&o));
+    let o = fanorona(&["train", "--config", "/nonexistent.toml"]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(stderr(&o).contains("/nonexistent.toml"));
+    // A one-generation telo network, judged by the solver (no strength expected).
+    let root = std::env::temp_dir().join(format!("fanorona-oracle-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&root);
+    let o = fanorona(&[
+        "train",
+        "--config",
+        &repo_file("configs/telo.toml"),
+        "--run",
+        "t",
+        "--checkpoints",
+        &root.join("c").display().to_string(),
+        "--experiments",
+        &root.join("e").display().to_string(),
+        "--set",
+        "run.generations=1",
+        "--set",
+        "selfplay.games_per_generation=8",
+        "--quiet",
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let v = json(&fanorona(&[
+        "oracle",
+        "--checkpoint",
+        &root.join("c/t").display().to_string(),
+        "--sims",
+        "4",
+        "--json",
+    ]));
+    assert!(v["positions"].as_u64().unwrap() > 100);
+    let share = v["share"].as_f64().unwrap();
+    assert!((0.0..=1.0).contains(&share));
+    // The telo network answers analyze --fen-file too.
+    let f = root.join("telo.txt");
+    std::fs::write(&f, "3/3/3 w 0 0\nB2/1W1/W2 b 0 3\n").unwrap();
+    let spec = format!("mcts:ckpt={},sims=8", root.join("c/t").display());
+    let o = fanorona(&[
+        "analyze",
+        "--engine",
+        &spec,
+        "--json",
+        "--fen-file",
+        &f.display().to_string(),
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert_eq!(stdout(&o).lines().count(), 2);
+    std::fs::remove_dir_all(&root).ok();
+}

@@ -147,6 +147,21 @@ pub fn save(
     optimizer: Option<&ModuleOptimizer>,
     meta: &CheckpointMeta,
 ) -> Result<(), CheckpointError> {
+    save_with(dir, net, optimizer, meta, &[])
+}
+
+/// [`save`], with extra files (name, bytes) written into the same folder before the
+/// rename (the training loop's state and replay window).
+///
+/// # Errors
+/// Any file that cannot be written.
+pub fn save_with(
+    dir: &Path,
+    net: &Net,
+    optimizer: Option<&ModuleOptimizer>,
+    meta: &CheckpointMeta,
+    extra: &[(&str, &[u8])],
+) -> Result<(), CheckpointError> {
     let tmp = dir.with_file_name(format!(
         "{}.tmp",
         dir.file_name()
@@ -169,6 +184,10 @@ pub fn save(
             path: p.clone(),
             reason: e.to_string(),
         })?;
+    }
+    for (name, bytes) in extra {
+        let p = tmp.join(name);
+        std::fs::write(&p, bytes).map_err(io(&p))?;
     }
     let m = tmp.join("meta.json");
     let text = serde_json::to_string_pretty(meta).expect("metadata serialises");

@@ -19,13 +19,18 @@ pub struct Batch {
     pub n: usize,
 }
 
-/// Losses of one step.
+/// Losses of one step, and what the network predicted on its batch.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct Losses {
     /// Policy cross-entropy.
     pub policy: f32,
     /// WDL cross-entropy.
     pub value: f32,
+    /// Mean entropy of the network's policy (over all actions).
+    pub entropy: f32,
+    /// Share of samples whose most likely predicted result (win, draw, loss) is the
+    /// target's most likely one.
+    pub value_accuracy: f32,
 }
 
 /// The network under training, with its optimizer.
@@ -88,7 +93,16 @@ impl Trainer {
         );
         let vt = Tensor::<2>::from_data(TensorData::new(batch.wdl.clone(), [n, 3]), &self.device);
         let (p, v) = self.net().forward(x);
-        let policy_loss = (pt * log_softmax(p, 1)).sum_dim(1).mean().neg(); // [1]
+        let logp = log_softmax(p, 1); // [n, actions]
+        let entropy = (logp.clone().exp() * logp.clone())
+            .sum_dim(1)
+            .mean()
+            .neg()
+            .detach(); // [1]
+        let policy_loss = (pt * logp).sum_dim(1).mean().neg(); // [1]
+        let predicted = v.clone().detach().argmax(1); // [n, 1]
+        let target = vt.clone().argmax(1); // [n, 1]
+        let agree = predicted.equal(target).int().sum(); // [1]
         let value_loss = (vt * log_softmax(v, 1)).sum_dim(1).mean().neg(); // [1]
         let loss = policy_loss.clone() + value_loss.clone();
         let grads = loss.backward();
@@ -102,9 +116,17 @@ impl Trainer {
                 .map(|s| s[0])
                 .unwrap_or(f32::NAN)
         };
+        let agree = agree
+            .into_data()
+            .convert::<i64>()
+            .as_slice::<i64>()
+            .map(|s| s[0])
+            .unwrap_or(0);
         Losses {
             policy: scalar(policy_loss),
             value: scalar(value_loss),
+            entropy: scalar(entropy),
+            value_accuracy: agree as f32 / n as f32,
         }
     }
 }

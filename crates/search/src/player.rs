@@ -84,3 +84,40 @@ impl Player for AbPlayer {
         }
     }
 }
+
+/// Plays one game between two players from `start` (optionally after a fixed first turn,
+/// as in the traditional match), to its end or `max_turns` turns (then a draw).
+/// Returns the outcome and the turns played.
+pub fn play_game(
+    white: &mut dyn Player,
+    black: &mut dyn Player,
+    start: fanorona_rules::Position,
+    opening: Option<&Turn>,
+    max_turns: usize,
+) -> (fanorona_rules::Outcome, Vec<Turn>) {
+    use fanorona_rules::{Color, Outcome};
+    let mut game = History::new(start);
+    white.new_game();
+    black.new_game();
+    if let Some(t) = opening {
+        game.play_unchecked(t);
+    }
+    while game.turns().len() < max_turns {
+        if let Some(o) = game.outcome() {
+            return (o, game.turns().to_vec());
+        }
+        let choice = if game.position().side_to_move() == Color::White {
+            white.choose(&game)
+        } else {
+            black.choose(&game)
+        };
+        match choice.turn {
+            Some(t) => game.play_unchecked(&t),
+            None => break,
+        }
+    }
+    (
+        game.outcome().unwrap_or(Outcome::Draw),
+        game.turns().to_vec(),
+    )
+}

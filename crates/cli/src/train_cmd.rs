@@ -1,0 +1,245 @@
+//! `fanorona train` and `fanorona oracle`.
+
+use crate::engine::EngineSpec;
+use crate::input_err;
+use anyhow::Result;
+use clap::Args;
+use fanorona_rules::telo::{TeloPosition, TeloSolution, TeloValue};
+use fanorona_rules::{RuleOptions, Variant};
+use fanorona_search::{Mcts, MctsConfig};
+use fanorona_train::{RunOptions, TrainConfig};
+use indicatif::{ProgressBar, ProgressStyle};
+use std::path::PathBuf;
+
+/// `fanorona train`.
+#[derive(Args, Debug)]
+pub struct TrainArgs {
+    /// A TOML config (see configs/); without one, tsivy with the default config.
+    #[arg(long, value_name = "FILE")]
+    pub config: Option<PathBuf>,
+    /// The run's name: checkpoints go to <checkpoints>/<run>/, the rest to
+    /// <experiments>/<run>/. The same name resumes the run. Default: the config file's
+    /// name, or the variant.
+    #[arg(long)]
+    pub run: Option<String>,
+    /// Override a config key, repeatable: `--set selfplay.sims=400`.
+    #[arg(long = "set", value_name = "KEY=VALUE")]
+    pub set: Vec<String>,
+    /// Parent folder of the run's checkpoints.
+    #[arg(long, default_value = "checkpoints")]
+    pub checkpoints: PathBuf,
+    /// Parent folder of the run's metrics, games and config.
+    #[arg(long, default_value = "experiments")]
+    pub experiments: PathBuf,
+    /// No progress bar (summary lines only).
+    #[arg(long)]
+    pub quiet: bool,
+}
+
+struct Bars {
+    bar: Option<ProgressBar>,
+    quiet: bool,
+}
+
+impl fanorona_train::Progress for Bars {
+    fn message(&mut self, line: &str) {
+        match &self.bar {
+            Some(b) => b.println(line),
+            None => println!("{line}"),
+        }
+    }
+    fn selfplay_started(&mut self, generation: u64, games: usize) {
+        if self.quiet {
+            return;
+        }
+        let b = ProgressBar::new(games as u64);
+        b.set_style(
+            ProgressStyle::with_template(
+                "gen {msg} self-play [{bar:30}] {pos}/{len} games, {elapsed} (eta {eta})",
+            )
+            .expect("valid template")
+            .progress_chars("=> "),
+        );
+        b.set_message(generation.to_string());
+        self.bar = Some(b);
+    }
+    fn game_finished(&mut self, n: usize) {
+        if let Some(b) = &self.bar {
+            b.set_position(n as u64);
+        }
+    }
+    fn selfplay_finished(&mut self) {
+        if let Some(b) = self.bar.take() {
+            b.finish_and_clear();
+        }
+    }
+}
+
+pub fn train(a: TrainArgs) -> Result<()> {
+    let cfg = TrainConfig::load(a.config.as_deref(), &a.set).map_err(input_err)?;
+    let run = a.run.clone().unwrap_or_else(|| {
+        a.config
+            .as_ref()
+            .and_then(|p| p.file_stem())
+            .map_or_else(|| cfg.variant.clone(), |s| s.to_string_lossy().into_owned())
+    });
+    if run.is_empty() || run.contains(['/', '\\']) || run.starts_with('.') {
+        return Err(input_err(format!(
+            "run name `{run}` must be a plain folder name"
+        )));
+    }
+    let opts = RunOptions {
+        config: cfg,
+        run,
+        checkpoints_root: a.checkpoints,
+        experiments_root: a.experiments,
+        device: crate::backend::device(),
+    };
+    println!("backend: {}", crate::backend::name());
+    let mut bars = Bars {
+        bar: None,
+        quiet: a.quiet,
+    };
+    let summary = fanorona_train::train(&opts, &mut bars).map_err(|e| match e {
+        fanorona_train::TrainError::ConfigChanged(..)
+        | fanorona_train::TrainError::Checkpoint(_) => input_err(e),
+        e => anyhow::Error::new(e),
+    })?;
+    let s = summary.state;
+    println!(
+        "run `{}`: generation {}, {} games, {} samples, {} steps, {:.0} s in all; latest checkpoint {}",
+        opts.run,
+        s.generation,
+        s.games,
+        s.samples,
+        s.steps,
+        s.seconds,
+        summary
+            .last_checkpoint
+            .map_or("none".to_string(), |p| p.display().to_string())
+    );
+    Ok(())
+}
+
+/// The move an `mcts` spec chooses in a telo position, and the root's WDL.
+pub fn telo_mcts(spec: &EngineSpec, pos: &TeloPosition) -> Result<(Option<usize>, [f32; 3], u32)> {
+    let EngineSpec::Mcts {
+        sims, gumbel, seed, ..
+    } = spec
+    else {
+        anyhow::bail!("not an mcts spec");
+    };
+    let mut eval = spec.evaluator(Variant::Telo)?;
+    let cfg = MctsConfig {
+        gumbel: gumbel.then(Default::default),
+        ..MctsConfig::default()
+    };
+    let mut tree = Mcts::new(*pos, cfg, *seed);
+    tree.run(&mut eval, *sims);
+    Ok((tree.choose(0.0), tree.value(), tree.visits()))
+}
+
+/// `fanorona oracle`.
+#[derive(Args, Debug)]
+pub struct OracleArgs {
+    /// A telo checkpoint folder, or a run folder (its latest checkpoint).
+    #[arg(long, value_name = "DIR")]
+    pub checkpoint: PathBuf,
+    /// Simulations per position.
+    #[arg(long, default_value_t = 64)]
+    pub sims: u32,
+    /// One line of JSON: positions, value_preserving, share.
+    #[arg(long)]
+    pub json: bool,
+}
+
+/// Judges a telo network + search against the exact solver on every reachable position
+/// that is not lost for the side to move.
+pub fn oracle(a: OracleArgs) -> Result<()> {
+    let spec = EngineSpec::Mcts {
+        ckpt: Some(a.checkpoint.clone()),
+        sims: a.sims,
+        gumbel: false,
+        seed: 0,
+    };
+    // Fail early, with the checkpoint's own error, if it is not a telo network.
+    let mut eval = spec.evaluator(Variant::Telo)?;
+    let solution = TeloSolution::solve();
+    // Every position reachable from the start (by board and side to move).
+    let start = TeloPosition::start(RuleOptions::default());
+    let mut seen = std::collections::HashSet::new();
+    let mut queue = vec![start];
+    let mut positions = Vec::new();
+    seen.insert(start.hash());
+    while let Some(p) = queue.pop() {
+        if p.outcome().is_some() {
+            continue;
+        }
+        positions.push(p);
+        for m in p.moves() {
+            let mut c = p;
+            c.play_unchecked(m);
+            if seen.insert(c.hash()) {
+                queue.push(c);
+            }
+        }
+    }
+    // The solver ignores the draw clock, so the network is asked with the clock at zero
+    // (a position's clock depends only on the path that reached it).
+    let positions: Vec<TeloPosition> = positions
+        .iter()
+        .map(|p| {
+            let board = p.fen();
+            let mut f = board.split(' ');
+            let fen = format!(
+                "{} {} 0 {}",
+                f.next().unwrap_or(""),
+                f.next().unwrap_or("w"),
+                p.ply()
+            );
+            TeloPosition::from_fen(&fen, RuleOptions::default()).expect("a position we wrote")
+        })
+        .collect();
+    let judged: Vec<&TeloPosition> = positions
+        .iter()
+        .filter(|p| !matches!(solution.value(p), TeloValue::Loss(_)))
+        .collect();
+    let mut good = 0;
+    let mut bad_examples = Vec::new();
+    for p in &judged {
+        let mut tree = Mcts::new(**p, MctsConfig::default(), 0);
+        tree.run(&mut eval, a.sims);
+        let Some(action) = tree.choose(0.0) else {
+            continue;
+        };
+        let m = fanorona_rules::game::telo_action_from_index(action).expect("a legal telo action");
+        if solution.value_preserving_moves(p).contains(&m) {
+            good += 1;
+        } else if bad_examples.len() < 5 {
+            bad_examples.push(format!(
+                "{} plays {} ({})",
+                p.fen(),
+                p.format_move(m),
+                solution.value(p)
+            ));
+        }
+    }
+    let share = good as f64 / judged.len().max(1) as f64;
+    if a.json {
+        println!(
+            "{}",
+            serde_json::json!({"positions": judged.len(), "value_preserving": good, "share": share, "sims": a.sims})
+        );
+    } else {
+        println!(
+            "{good} of {} reachable positions that are not lost: value-preserving move ({:.2} %), {} simulations each",
+            judged.len(),
+            100.0 * share,
+            a.sims
+        );
+        for b in bad_examples {
+            println!("  mistake: {b}");
+        }
+    }
+    Ok(())
+}

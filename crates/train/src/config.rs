@@ -1,0 +1,414 @@
+//! The training configuration: one documented field per tunable, defaults beside them,
+//! unknown keys rejected, `key=value` overrides, written back resolved into the run.
+
+use fanorona_rules::{RuleOptions, Variant};
+use serde::{Deserialize, Serialize};
+use std::path::Path;
+
+/// Everything a training run needs. Sections: `[rules]`, `[net]`, `[selfplay]`,
+/// `[train]`, `[run]`; see `configs/*.toml` for the commented presets.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct TrainConfig {
+    /// `tsivy`, `dimy` or `telo`.
+    pub variant: String,
+    /// Master seed: every generation's random streams derive from it.
+    pub seed: u64,
+    /// Rule options.
+    pub rules: RulesConfig,
+    /// Network shape.
+    pub net: NetSection,
+    /// Self-play.
+    pub selfplay: SelfPlayConfig,
+    /// Optimisation.
+    pub train: OptimConfig,
+    /// The loop.
+    pub run: LoopConfig,
+}
+
+/// `[rules]`: the rule options of RULES.md.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct RulesConfig {
+    /// Black's first turn may chain.
+    pub reply_chains: bool,
+    /// Turns without capture before a draw; 0 = the variant's default.
+    pub quiet_limit: u16,
+    /// Third repetition draws.
+    pub repetition_draw: bool,
+}
+
+/// `[net]`: the residual tower.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct NetSection {
+    /// Residual blocks.
+    pub blocks: usize,
+    /// Channels.
+    pub channels: usize,
+}
+
+/// `[selfplay]`: how games are generated.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct SelfPlayConfig {
+    /// Games played at once; their leaves share network batches.
+    pub games_in_flight: usize,
+    /// Games per generation.
+    pub games_per_generation: usize,
+    /// Simulations of a full search.
+    pub sims: u32,
+    /// Playout-cap randomisation: simulations of a fast search (0 = off, every search full).
+    pub fast_sims: u32,
+    /// Share of decisions searched fully (and recorded) when fast searches are on.
+    pub full_search_prob: f32,
+    /// Leaves each game hands out per network call.
+    pub leaves_per_game: usize,
+    /// Decisions at the start of a game played with temperature 1 (then greedy).
+    pub temperature_moves: u32,
+    /// PUCT exploration constant.
+    pub c_puct: f32,
+    /// First-play urgency reduction.
+    pub fpu_reduction: f32,
+    /// Root Dirichlet noise concentration.
+    pub dirichlet_alpha: f32,
+    /// Root Dirichlet noise weight (0 = off).
+    pub dirichlet_epsilon: f32,
+    /// Gumbel root search instead of PUCT + noise at the root.
+    pub gumbel: bool,
+    /// Gumbel: actions considered at the root.
+    pub gumbel_actions: usize,
+    /// A game longer than this many decisions is scored a draw.
+    pub max_decisions: u32,
+    /// Resign when the root's expected score (win - loss) falls below this (-1 = never).
+    pub resign_threshold: f32,
+    /// Share of games played out despite resignation, to measure false positives.
+    pub resign_check_share: f32,
+    /// Evaluate each position under a random board symmetry.
+    pub random_symmetry: bool,
+}
+
+/// `[train]`: optimisation.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct OptimConfig {
+    /// Samples per step.
+    pub batch_size: usize,
+    /// Learning rate at the start.
+    pub lr: f64,
+    /// Learning rate at the end of `lr_decay_generations` (cosine decay); equal to `lr` for
+    /// a constant rate.
+    pub lr_final: f64,
+    /// Generations over which the rate decays.
+    pub lr_decay_generations: u64,
+    /// AdamW decoupled weight decay.
+    pub weight_decay: f32,
+    /// Samples kept in the replay window (the oldest go first).
+    pub replay_window: usize,
+    /// Samples trained per sample generated.
+    pub train_ratio: f32,
+    /// Samples needed in the window before training starts.
+    pub min_replay: usize,
+    /// Augment each training sample with a random board symmetry.
+    pub augment: bool,
+}
+
+/// `[run]`: the loop around generations.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct LoopConfig {
+    /// Generations to train (the run stops there; resuming goes on to this number). 0: no
+    /// limit.
+    pub generations: u64,
+    /// Wall-clock budget in seconds (0: none): stop after the generation that passes it.
+    pub max_seconds: u64,
+    /// Every this many generations, a short match against alpha-beta (0: never; tsivy
+    /// and dimy only).
+    pub arena_every: u64,
+    /// Depth of that alpha-beta opponent.
+    pub arena_ab_depth: u32,
+    /// Games of that match (even: each side plays White as often).
+    pub arena_games: usize,
+    /// Simulations per decision of the network player in that match.
+    pub arena_sims: u32,
+}
+
+impl Default for TrainConfig {
+    fn default() -> Self {
+        TrainConfig {
+            variant: "tsivy".into(),
+            seed: 1,
+            rules: RulesConfig::default(),
+            net: NetSection::default(),
+            selfplay: SelfPlayConfig::default(),
+            train: OptimConfig::default(),
+            run: LoopConfig::default(),
+        }
+    }
+}
+
+impl Default for RulesConfig {
+    fn default() -> Self {
+        RulesConfig {
+            reply_chains: true,
+            quiet_limit: 0,
+            repetition_draw: false,
+        }
+    }
+}
+
+impl Default for NetSection {
+    fn default() -> Self {
+        NetSection {
+            blocks: 4,
+            channels: 32,
+        }
+    }
+}
+
+impl Default for SelfPlayConfig {
+    fn default() -> Self {
+        SelfPlayConfig {
+            games_in_flight: 64,
+            games_per_generation: 128,
+            sims: 200,
+            fast_sims: 0,
+            full_search_prob: 0.25,
+            leaves_per_game: 4,
+            temperature_moves: 20,
+            c_puct: 1.5,
+            fpu_reduction: 0.25,
+            dirichlet_alpha: 0.3,
+            dirichlet_epsilon: 0.25,
+            gumbel: false,
+            gumbel_actions: 16,
+            max_decisions: 600,
+            resign_threshold: -1.0,
+            resign_check_share: 0.1,
+            random_symmetry: true,
+        }
+    }
+}
+
+impl Default for OptimConfig {
+    fn default() -> Self {
+        OptimConfig {
+            batch_size: 256,
+            lr: 2e-3,
+            lr_final: 2e-4,
+            lr_decay_generations: 200,
+            weight_decay: 1e-4,
+            replay_window: 200_000,
+            train_ratio: 4.0,
+            min_replay: 2_000,
+            augment: true,
+        }
+    }
+}
+
+impl Default for LoopConfig {
+    fn default() -> Self {
+        LoopConfig {
+            generations: 0,
+            max_seconds: 0,
+            arena_every: 0,
+            arena_ab_depth: 2,
+            arena_games: 10,
+            arena_sims: 100,
+        }
+    }
+}
+
+/// A configuration that cannot be used.
+#[derive(Debug, thiserror::Error)]
+pub enum ConfigError {
+    /// The file could not be read.
+    #[error("config `{path}`: {source}")]
+    Io {
+        /// The file.
+        path: String,
+        /// The error.
+        source: std::io::Error,
+    },
+    /// Not TOML, an unknown key, or a value of the wrong type.
+    #[error("config `{path}`: {message}")]
+    Parse {
+        /// The file (or `--set`).
+        path: String,
+        /// What and where.
+        message: String,
+    },
+    /// An override that is not `key=value`, or names no key.
+    #[error("--set `{0}`: {1}")]
+    Override(String, String),
+    /// A value out of range.
+    #[error("config: {0}")]
+    Invalid(String),
+}
+
+impl TrainConfig {
+    /// Reads a config file (or the defaults, with `None`), applies `key=value` overrides
+    /// (dotted keys: `selfplay.sims=400`) and checks the result.
+    ///
+    /// # Errors
+    /// A missing file, bad TOML, an unknown key, a bad override or value.
+    pub fn load(path: Option<&Path>, overrides: &[String]) -> Result<TrainConfig, ConfigError> {
+        let (name, mut table) = match path {
+            Some(p) => {
+                let name = p.display().to_string();
+                let text = std::fs::read_to_string(p).map_err(|source| ConfigError::Io {
+                    path: name.clone(),
+                    source,
+                })?;
+                let table: toml::Table = toml::from_str(&text).map_err(|e| ConfigError::Parse {
+                    path: name.clone(),
+                    message: e.to_string(),
+                })?;
+                (name, table)
+            }
+            None => ("<defaults>".to_string(), toml::Table::new()),
+        };
+        for o in overrides {
+            apply_override(&mut table, o)?;
+        }
+        let cfg: TrainConfig =
+            toml::Value::Table(table)
+                .try_into()
+                .map_err(|e: toml::de::Error| ConfigError::Parse {
+                    path: name,
+                    message: e.to_string(),
+                })?;
+        cfg.validate()?;
+        Ok(cfg)
+    }
+
+    /// Checks ranges.
+    ///
+    /// # Errors
+    /// The first value out of range.
+    pub fn validate(&self) -> Result<(), ConfigError> {
+        let bad = |m: &str| Err(ConfigError::Invalid(m.to_string()));
+        if self.variant.parse::<Variant>().is_err() {
+            return bad(&format!(
+                "variant `{}` is not tsivy, dimy or telo",
+                self.variant
+            ));
+        }
+        let s = &self.selfplay;
+        if s.games_in_flight == 0
+            || s.games_per_generation == 0
+            || s.sims == 0
+            || s.leaves_per_game == 0
+        {
+            return bad(
+                "selfplay.games_in_flight, games_per_generation, sims and leaves_per_game must be at least 1",
+            );
+        }
+        if !(0.0..=1.0).contains(&s.full_search_prob)
+            || !(0.0..=1.0).contains(&s.resign_check_share)
+        {
+            return bad("selfplay.full_search_prob and resign_check_share must be between 0 and 1");
+        }
+        let t = &self.train;
+        if t.batch_size == 0 || t.replay_window < t.batch_size || t.lr <= 0.0 || t.lr_final <= 0.0 {
+            return bad("train.batch_size >= 1, replay_window >= batch_size, lr and lr_final > 0");
+        }
+        if self.net.blocks == 0 || self.net.channels == 0 {
+            return bad("net.blocks and net.channels must be at least 1");
+        }
+        Ok(())
+    }
+
+    /// The variant.
+    pub fn variant(&self) -> Variant {
+        self.variant.parse().expect("validated")
+    }
+
+    /// The rule options.
+    pub fn rule_options(&self) -> RuleOptions {
+        RuleOptions {
+            reply_chains: self.rules.reply_chains,
+            quiet_limit: (self.rules.quiet_limit > 0).then_some(self.rules.quiet_limit),
+            repetition_draw: self.rules.repetition_draw,
+            vela: None,
+        }
+    }
+
+    /// The resolved configuration as TOML.
+    pub fn to_toml(&self) -> String {
+        toml::to_string_pretty(self).expect("the config serialises")
+    }
+
+    /// The learning rate at `generation` (cosine decay from `lr` to `lr_final`).
+    pub fn lr_at(&self, generation: u64) -> f64 {
+        let t = &self.train;
+        let span = t.lr_decay_generations.max(1) as f64;
+        let x = (generation as f64 / span).min(1.0);
+        t.lr_final + 0.5 * (t.lr - t.lr_final) * (1.0 + (std::f64::consts::PI * x).cos())
+    }
+}
+
+fn apply_override(table: &mut toml::Table, o: &str) -> Result<(), ConfigError> {
+    let (key, value) = o
+        .split_once('=')
+        .ok_or_else(|| ConfigError::Override(o.into(), "expected key=value".into()))?;
+    let parts: Vec<&str> = key.trim().split('.').collect();
+    if parts.iter().any(|p| p.is_empty()) {
+        return Err(ConfigError::Override(o.into(), "empty key".into()));
+    }
+    // The value as TOML (numbers, booleans, quoted strings), else as a bare string.
+    let v: toml::Value = toml::from_str::<toml::Table>(&format!("v = {}", value.trim()))
+        .ok()
+        .and_then(|mut t| t.remove("v"))
+        .unwrap_or_else(|| toml::Value::String(value.trim().to_string()));
+    let mut t = table;
+    for p in &parts[..parts.len() - 1] {
+        let entry = t
+            .entry(p.to_string())
+            .or_insert_with(|| toml::Value::Table(toml::Table::new()));
+        t = entry
+            .as_table_mut()
+            .ok_or_else(|| ConfigError::Override(o.into(), format!("`{p}` is not a section")))?;
+    }
+    t.insert(parts[parts.len() - 1].to_string(), v);
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn defaults_overrides_and_errors() {
+        let c = TrainConfig::load(None, &[]).unwrap();
+        assert_eq!(c, TrainConfig::default());
+        let c = TrainConfig::load(
+            None,
+            &[
+                "selfplay.sims=64".into(),
+                "variant=dimy".into(),
+                "train.lr=0.01".into(),
+            ],
+        )
+        .unwrap();
+        assert_eq!(c.selfplay.sims, 64);
+        assert_eq!(c.variant(), Variant::Dimy);
+        assert_eq!(c.train.lr, 0.01);
+        let e = TrainConfig::load(None, &["selfplay.simz=64".into()]).unwrap_err();
+        assert!(e.to_string().contains("simz"), "{e}");
+        let e = TrainConfig::load(None, &["selfplay.sims=lots".into()]).unwrap_err();
+        assert!(
+            e.to_string().contains("sims") || e.to_string().contains("lots"),
+            "{e}"
+        );
+        assert!(TrainConfig::load(None, &["variant=chess".into()]).is_err());
+        assert!(TrainConfig::load(None, &["nokey".into()]).is_err());
+        // Round trip through the resolved TOML.
+        let text = c.to_toml();
+        let back: TrainConfig = toml::from_str(&text).unwrap();
+        assert_eq!(back, c);
+        // The learning-rate schedule.
+        assert!((c.lr_at(0) - c.train.lr).abs() < 1e-12);
+        assert!((c.lr_at(c.train.lr_decay_generations) - c.train.lr_final).abs() < 1e-12);
+    }
+}

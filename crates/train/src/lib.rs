@@ -1,0 +1,17 @@
+//! Self-play training for Fanorona: the product's main job.
+//!
+//! - [`config`]: the TOML configuration, overrides, validation.
+//! - [`selfplay`]: many games in flight, one network batch per search round.
+//! - [`records`]: versioned sample and game records, one module for both directions.
+//! - [`run`]: the loop (self-play, train, checkpoint), resume, metrics.
+//! - [`metrics`]: the metrics sink trait with TensorBoard and JSON-lines sinks.
+#![warn(missing_docs)]
+
+pub mod config;
+pub mod metrics;
+pub mod records;
+pub mod run;
+pub mod selfplay;
+
+pub use config::{ConfigError, TrainConfig};
+pub use run::{Progress, Quiet, RunOptions, RunState, Summary, TrainError, train};

@@ -1,0 +1,99 @@
+//! Metrics: a small sink trait, with TensorBoard event files and JSON lines behind it.
+
+use std::io::Write;
+use std::path::Path;
+
+/// Where scalar metrics go.
+pub trait MetricsSink {
+    /// Records `value` of `tag` at `step`.
+    fn scalar(&mut self, tag: &str, step: u64, value: f64);
+    /// Makes everything written so far durable.
+    fn flush(&mut self);
+}
+
+/// One JSON object per scalar: `{"tag":..,"step":..,"value":..,"time":..}`.
+#[derive(Debug)]
+pub struct JsonlSink {
+    file: std::fs::File,
+}
+
+impl JsonlSink {
+    /// Appends to `path`.
+    ///
+    /// # Errors
+    /// The file cannot be opened.
+    pub fn open(path: &Path) -> std::io::Result<JsonlSink> {
+        Ok(JsonlSink {
+            file: std::fs::OpenOptions::new()
+                .create(true)
+                .append(true)
+                .open(path)?,
+        })
+    }
+}
+
+impl MetricsSink for JsonlSink {
+    fn scalar(&mut self, tag: &str, step: u64, value: f64) {
+        let time = std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .map_or(0.0, |d| d.as_secs_f64());
+        let line = serde_json::json!({"tag": tag, "step": step, "value": value, "time": time});
+        // Metrics are best effort: a full disk must not stop training.
+        let _ = writeln!(self.file, "{line}");
+    }
+    fn flush(&mut self) {
+        let _ = self.file.flush();
+    }
+}
+
+/// TensorBoard event files (tensorboard-rs).
+pub struct TensorboardSink {
+    writer: tensorboard_rs::summary_writer::SummaryWriter,
+}
+
+impl std::fmt::Debug for TensorboardSink {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("TensorboardSink")
+    }
+}
+
+impl TensorboardSink {
+    /// Event files in the folder `dir`.
+    pub fn open(dir: &Path) -> TensorboardSink {
+        TensorboardSink {
+            writer: tensorboard_rs::summary_writer::SummaryWriter::new(dir),
+        }
+    }
+}
+
+impl MetricsSink for TensorboardSink {
+    fn scalar(&mut self, tag: &str, step: u64, value: f64) {
+        self.writer.add_scalar(tag, value as f32, step as usize);
+    }
+    fn flush(&mut self) {
+        self.writer.flush();
+    }
+}
+
+/// Several sinks at once.
+#[derive(Default)]
+pub struct Sinks(pub Vec<Box<dyn MetricsSink>>);
+
+impl std::fmt::Debug for Sinks {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "Sinks({})", self.0.len())
+    }
+}
+
+impl MetricsSink for Sinks {
+    fn scalar(&mut self, tag: &str, step: u64, value: f64) {
+        for s in &mut self.0 {
+            s.scalar(tag, step, value);
+        }
+    }
+    fn flush(&mut self) {
+        for s in &mut self.0 {
+            s.flush();
+        }
+    }
+}

@@ -1,0 +1,404 @@
+//! Training samples and game records: one versioned format, read and written here only.
+//!
+//! Sample files (`*.bin`):
+//!
+//! ```text
+//! magic "FNRS" | version u32 | variant u8 | planes u16 | points u16 | actions u16 | count u32
+//! count x ( planes*points f32 | n u16 | n x (action u16, probability f32) | wdl 3 x f32 )
+//! FNV-1a 64 checksum of everything before it (u64)
+//! ```
+//!
+//! all little-endian. A file with a wrong magic, version, shape or checksum is refused
+//! with the path and the reason. Game records are JSON lines (`games.jsonl`), one game a
+//! line with a `version` field; a damaged line is reported and skipped.
+
+use fanorona_rules::{Variant, num_actions};
+use fanorona_sim::num_planes;
+use serde::{Deserialize, Serialize};
+use std::io::Write;
+use std::path::{Path, PathBuf};
+
+/// Version of the sample format.
+pub const SAMPLE_VERSION: u32 = 1;
+/// Version of the game record format.
+pub const GAME_VERSION: u32 = 1;
+const MAGIC: &[u8; 4] = b"FNRS";
+
+/// One training sample, in the mover's frame.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Sample {
+    /// Observation planes (`planes * points`).
+    pub planes: Vec<f32>,
+    /// The search policy: (action in the mover's frame, probability), probabilities > 0.
+    pub policy: Vec<(u16, f32)>,
+    /// The game's result for the mover: win, draw, loss.
+    pub wdl: [f32; 3],
+}
+
+/// A record file that cannot be used.
+#[derive(Debug, thiserror::Error)]
+pub enum RecordError {
+    /// Reading or writing failed.
+    #[error("record file `{path}`: {source}")]
+    Io {
+        /// The file.
+        path: PathBuf,
+        /// The error.
+        source: std::io::Error,
+    },
+    /// The content is damaged or of another kind.
+    #[error("record file `{path}` is damaged: {reason}")]
+    Damaged {
+        /// The file.
+        path: PathBuf,
+        /// What is wrong.
+        reason: String,
+    },
+}
+
+fn fnv(bytes: &[u8]) -> u64 {
+    let mut h: u64 = 0xcbf2_9ce4_8422_2325;
+    for &b in bytes {
+        h ^= b as u64;
+        h = h.wrapping_mul(0x0100_0000_01b3);
+    }
+    h
+}
+
+/// Writes `data` to `path` through a temporary file and a rename.
+///
+/// # Errors
+/// The file cannot be written.
+pub fn write_atomically(path: &Path, data: &[u8]) -> Result<(), std::io::Error> {
+    let tmp = path.with_extension(format!(
+        "{}.tmp",
+        path.extension()
+            .map_or(String::new(), |e| e.to_string_lossy().into_owned())
+    ));
+    {
+        let mut f = std::fs::File::create(&tmp)?;
+        f.write_all(data)?;
+        f.sync_all()?;
+    }
+    std::fs::rename(&tmp, path)
+}
+
+/// Encodes samples of `variant` into the file format.
+pub fn encode_samples<'a>(
+    variant: Variant,
+    samples: impl ExactSizeIterator<Item = &'a Sample>,
+) -> Vec<u8> {
+    let per = num_planes(variant) * variant.points();
+    let mut b = Vec::with_capacity(32 + samples.len() * (per * 4 + 64));
+    b.extend_from_slice(MAGIC);
+    b.extend_from_slice(&SAMPLE_VERSION.to_le_bytes());
+    b.push(variant as u8);
+    b.extend_from_slice(&(num_planes(variant) as u16).to_le_bytes());
+    b.extend_from_slice(&(variant.points() as u16).to_le_bytes());
+    b.extend_from_slice(&(num_actions(variant) as u16).to_le_bytes());
+    b.extend_from_slice(&(samples.len() as u32).to_le_bytes());
+    for s in samples {
+        assert_eq!(s.planes.len(), per, "sample of another shape");
+        for v in &s.planes {
+            b.extend_from_slice(&v.to_le_bytes());
+        }
+        b.extend_from_slice(&(s.policy.len() as u16).to_le_bytes());
+        for (a, p) in &s.policy {
+            b.extend_from_slice(&a.to_le_bytes());
+            b.extend_from_slice(&p.to_le_bytes());
+        }
+        for v in s.wdl {
+            b.extend_from_slice(&v.to_le_bytes());
+        }
+    }
+    let h = fnv(&b);
+    b.extend_from_slice(&h.to_le_bytes());
+    b
+}
+
+struct Reader<'a> {
+    b: &'a [u8],
+    i: usize,
+}
+
+impl Reader<'_> {
+    fn take(&mut self, n: usize) -> Result<&[u8], String> {
+        let s = self
+            .b
+            .get(self.i..self.i + n)
+            .ok_or_else(|| format!("truncated at byte {}", self.i))?;
+        self.i += n;
+        Ok(s)
+    }
+    fn u16(&mut self) -> Result<u16, String> {
+        Ok(u16::from_le_bytes(
+            self.take(2)?.try_into().expect("2 bytes"),
+        ))
+    }
+    fn u32(&mut self) -> Result<u32, String> {
+        Ok(u32::from_le_bytes(
+            self.take(4)?.try_into().expect("4 bytes"),
+        ))
+    }
+    fn f32(&mut self) -> Result<f32, String> {
+        Ok(f32::from_le_bytes(
+            self.take(4)?.try_into().expect("4 bytes"),
+        ))
+    }
+}
+
+/// Decodes a sample file's bytes; checks everything.
+///
+/// # Errors
+/// The reason the bytes are not a valid file for `variant`.
+pub fn decode_samples(bytes: &[u8], variant: Variant) -> Result<Vec<Sample>, String> {
+    if bytes.len() < 8 + 4 {
+        return Err("too short".into());
+    }
+    let (body, sum) = bytes.split_at(bytes.len() - 8);
+    if fnv(body) != u64::from_le_bytes(sum.try_into().expect("8 bytes")) {
+        return Err("checksum mismatch".into());
+    }
+    let mut r = Reader { b: body, i: 0 };
+    if r.take(4)? != MAGIC {
+        return Err("not a sample file (bad magic)".into());
+    }
+    let version = r.u32()?;
+    if version != SAMPLE_VERSION {
+        return Err(format!(
+            "version {version}, this build reads {SAMPLE_VERSION}"
+        ));
+    }
+    let v = r.take(1)?[0];
+    if v != variant as u8 {
+        return Err(format!("samples of variant {v}, expected {variant}"));
+    }
+    let (planes, points, actions) = (r.u16()? as usize, r.u16()? as usize, r.u16()? as usize);
+    if planes != num_planes(variant)
+        || points != variant.points()
+        || actions != num_actions(variant)
+    {
+        return Err(format!(
+            "shape {planes}x{points}, {actions} actions does not match {variant}"
+        ));
+    }
+    let count = r.u32()? as usize;
+    let per = planes * points;
+    let mut out = Vec::with_capacity(count.min(1 << 20));
+    for _ in 0..count {
+        let mut pl = Vec::with_capacity(per);
+        for _ in 0..per {
+            pl.push(r.f32()?);
+        }
+        let n = r.u16()? as usize;
+        let mut policy = Vec::with_capacity(n);
+        for _ in 0..n {
+            let a = r.u16()?;
+            if a as usize >= actions {
+                return Err(format!("action {a} out of range"));
+            }
+            policy.push((a, r.f32()?));
+        }
+        let wdl = [r.f32()?, r.f32()?, r.f32()?];
+        out.push(Sample {
+            planes: pl,
+            policy,
+            wdl,
+        });
+    }
+    if r.i != body.len() {
+        return Err(format!("{} trailing bytes", body.len() - r.i));
+    }
+    Ok(out)
+}
+
+/// Writes samples to `path` atomically.
+///
+/// # Errors
+/// The file cannot be written.
+pub fn write_samples<'a>(
+    path: &Path,
+    variant: Variant,
+    samples: impl ExactSizeIterator<Item = &'a Sample>,
+) -> Result<(), RecordError> {
+    write_atomically(path, &encode_samples(variant, samples)).map_err(|source| RecordError::Io {
+        path: path.into(),
+        source,
+    })
+}
+
+/// Reads a sample file.
+///
+/// # Errors
+/// Missing, damaged, or of another variant.
+pub fn read_samples(path: &Path, variant: Variant) -> Result<Vec<Sample>, RecordError> {
+    let bytes = std::fs::read(path).map_err(|source| RecordError::Io {
+        path: path.into(),
+        source,
+    })?;
+    decode_samples(&bytes, variant).map_err(|reason| RecordError::Damaged {
+        path: path.into(),
+        reason,
+    })
+}
+
+/// One finished self-play game.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct GameRecord {
+    /// [`GAME_VERSION`].
+    pub version: u32,
+    /// The variant.
+    pub variant: String,
+    /// Generation that played it.
+    pub generation: u64,
+    /// `white`, `black` or `draw`.
+    pub result: String,
+    /// Every decision as an action index (real board), in order.
+    pub actions: Vec<u16>,
+    /// The same decisions written for people.
+    pub moves: Vec<String>,
+    /// Whether a side resigned.
+    #[serde(default)]
+    pub resigned: bool,
+}
+
+/// Appends game records to a JSON-lines file.
+///
+/// # Errors
+/// The file cannot be written.
+pub fn append_games(path: &Path, games: &[GameRecord]) -> Result<(), RecordError> {
+    let mut f = std::fs::OpenOptions::new()
+        .create(true)
+        .append(true)
+        .open(path)
+        .map_err(|source| RecordError::Io {
+            path: path.into(),
+            source,
+        })?;
+    let mut text = String::new();
+    for g in games {
+        text.push_str(&serde_json::to_string(g).expect("records serialise"));
+        text.push('\n');
+    }
+    f.write_all(text.as_bytes())
+        .map_err(|source| RecordError::Io {
+            path: path.into(),
+            source,
+        })
+}
+
+/// Writes game records to a JSON-lines file atomically (replacing it).
+///
+/// # Errors
+/// The file cannot be written.
+pub fn write_games(path: &Path, games: &[GameRecord]) -> Result<(), RecordError> {
+    let mut text = String::new();
+    for g in games {
+        text.push_str(&serde_json::to_string(g).expect("records serialise"));
+        text.push('\n');
+    }
+    write_atomically(path, text.as_bytes()).map_err(|source| RecordError::Io {
+        path: path.into(),
+        source,
+    })
+}
+
+/// Reads game records; damaged lines are returned as errors beside the good records.
+///
+/// # Errors
+/// The file cannot be read at all.
+pub fn read_games(path: &Path) -> Result<(Vec<GameRecord>, Vec<String>), RecordError> {
+    let text = std::fs::read_to_string(path).map_err(|source| RecordError::Io {
+        path: path.into(),
+        source,
+    })?;
+    let mut good = Vec::new();
+    let mut bad = Vec::new();
+    for (i, line) in text.lines().enumerate() {
+        if line.trim().is_empty() {
+            continue;
+        }
+        match serde_json::from_str::<GameRecord>(line) {
+            Ok(g) if g.version == GAME_VERSION => good.push(g),
+            Ok(g) => bad.push(format!(
+                "{}:{}: game record version {}",
+                path.display(),
+                i + 1,
+                g.version
+            )),
+            Err(e) => bad.push(format!("{}:{}: {e}", path.display(), i + 1)),
+        }
+    }
+    Ok((good, bad))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn sample(v: Variant, k: f32) -> Sample {
+        let per = num_planes(v) * v.points();
+        Sample {
+            planes: (0..per).map(|i| ((i as f32) * k).sin()).collect(),
+            policy: vec![(3, 0.25), (17, 0.75)],
+            wdl: [k, 0.0, 1.0 - k],
+        }
+    }
+
+    #[test]
+    fn samples_round_trip_and_damage_is_caught() {
+        let v = Variant::Dimy;
+        let s: Vec<Sample> = (0..5).map(|i| sample(v, i as f32 / 5.0)).collect();
+        let bytes = encode_samples(v, s.iter());
+        assert_eq!(decode_samples(&bytes, v).unwrap(), s);
+        let other = decode_samples(&bytes, Variant::Tsivy).unwrap_err();
+        assert!(other.contains("variant"), "{other}");
+        for i in [0, 5, 20, bytes.len() / 2, bytes.len() - 1] {
+            let mut d = bytes.clone();
+            d[i] ^= 0x40;
+            assert!(decode_samples(&d, v).is_err(), "flipped byte {i}");
+        }
+        assert!(decode_samples(&bytes[..bytes.len() - 3], v).is_err());
+        assert!(decode_samples(b"", v).is_err());
+        let dir = std::env::temp_dir().join(format!("fanorona-rec-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let p = dir.join("s.bin");
+        write_samples(&p, v, s.iter()).unwrap();
+        assert_eq!(read_samples(&p, v).unwrap(), s);
+        std::fs::write(&p, b"junk").unwrap();
+        let e = read_samples(&p, v).unwrap_err();
+        assert!(
+            e.to_string().contains("s.bin") && e.to_string().contains("damaged"),
+            "{e}"
+        );
+        std::fs::remove_dir_all(&dir).ok();
+    }
+
+    #[test]
+    fn games_round_trip_and_bad_lines_are_reported() {
+        let dir = std::env::temp_dir().join(format!("fanorona-games-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let p = dir.join("games.jsonl");
+        let g = GameRecord {
+            version: GAME_VERSION,
+            variant: "telo".into(),
+            generation: 3,
+            result: "white".into(),
+            actions: vec![4, 0, 8],
+            moves: vec!["b2".into(), "a1".into(), "c3".into()],
+            resigned: false,
+        };
+        append_games(&p, &[g.clone(), g.clone()]).unwrap();
+        std::fs::OpenOptions::new()
+            .append(true)
+            .open(&p)
+            .unwrap()
+            .write_all(b"{broken\n")
+            .unwrap();
+        let (good, bad) = read_games(&p).unwrap();
+        assert_eq!(good, vec![g.clone(), g]);
+        assert_eq!(bad.len(), 1);
+        assert!(bad[0].contains("games.jsonl:3"), "{bad:?}");
+        std::fs::remove_dir_all(&dir).ok();
+    }
+}

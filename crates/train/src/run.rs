@@ -1,0 +1,550 @@
+//! The training loop: self-play, train, checkpoint, repeat; resumable at any moment.
+
+use crate::config::TrainConfig;
+use crate::metrics::{JsonlSink, MetricsSink, Sinks, TensorboardSink};
+use crate::records::{self, Sample};
+use crate::selfplay::{self, SelfPlayStats};
+use fanorona_nn::burn::module::Module;
+use fanorona_nn::burn::prelude::Device;
+use fanorona_nn::checkpoint::{self, CheckpointMeta, FORMAT, NetShape};
+use fanorona_nn::{Batch, Losses, NetConfig, NetEvaluator, Trainer};
+use fanorona_rules::telo::TeloPosition;
+use fanorona_rules::{Color, Position, TurnMode, Variant};
+use fanorona_sim::{Encode, num_planes, symmetries};
+use rand::rngs::SmallRng;
+use rand::{RngExt, SeedableRng};
+use serde::{Deserialize, Serialize};
+use std::collections::VecDeque;
+use std::path::{Path, PathBuf};
+
+/// Counters carried from checkpoint to checkpoint.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct RunState {
+    /// Generations completed.
+    pub generation: u64,
+    /// Self-play games played.
+    pub games: u64,
+    /// Samples generated.
+    pub samples: u64,
+    /// Optimizer steps.
+    pub steps: u64,
+    /// Seconds of training so far (over every session).
+    pub seconds: f64,
+}
+
+/// Where a run lives and what it runs on.
+#[derive(Clone, Debug)]
+pub struct RunOptions {
+    /// The configuration.
+    pub config: TrainConfig,
+    /// The run's name.
+    pub run: String,
+    /// Parent of `<run>/<generation>/` checkpoint folders.
+    pub checkpoints_root: PathBuf,
+    /// Parent of `<run>/` experiment folders.
+    pub experiments_root: PathBuf,
+    /// The device the network runs on.
+    pub device: Device,
+}
+
+/// Things the loop reports as it goes (the binary draws progress bars from them).
+pub trait Progress {
+    /// A line for the person watching.
+    fn message(&mut self, line: &str);
+    /// Self-play of a generation starts.
+    fn selfplay_started(&mut self, generation: u64, games: usize);
+    /// `n` games of the generation are finished.
+    fn game_finished(&mut self, n: usize);
+    /// Self-play of the generation is over.
+    fn selfplay_finished(&mut self);
+}
+
+/// A progress reporter that says nothing.
+#[derive(Debug, Default)]
+pub struct Quiet;
+
+impl Progress for Quiet {
+    fn message(&mut self, _: &str) {}
+    fn selfplay_started(&mut self, _: u64, _: usize) {}
+    fn game_finished(&mut self, _: usize) {}
+    fn selfplay_finished(&mut self) {}
+}
+
+/// Why a run stopped early.
+#[derive(Debug, thiserror::Error)]
+pub enum TrainError {
+    /// A file or folder could not be written or read.
+    #[error("{0}: {1}")]
+    Io(PathBuf, std::io::Error),
+    /// A checkpoint could not be used.
+    #[error(transparent)]
+    Checkpoint(#[from] checkpoint::CheckpointError),
+    /// A record file could not be used.
+    #[error(transparent)]
+    Record(#[from] records::RecordError),
+    /// The run folder holds a different configuration.
+    #[error("run `{0}` was started with another configuration: {1}")]
+    ConfigChanged(String, String),
+}
+
+fn io(p: &Path) -> impl FnOnce(std::io::Error) -> TrainError + '_ {
+    move |e| TrainError::Io(p.to_path_buf(), e)
+}
+
+/// The network configuration of a training config.
+pub fn net_config(cfg: &TrainConfig) -> NetConfig {
+    NetConfig::for_variant(cfg.variant())
+        .with_blocks(cfg.net.blocks)
+        .with_channels(cfg.net.channels)
+}
+
+/// Seed of generation `g`'s random streams: a resumed run draws the same numbers as an
+/// uninterrupted one.
+fn generation_seed(cfg: &TrainConfig, g: u64) -> u64 {
+    cfg.seed.wrapping_mul(0x9E37_79B9_7F4A_7C15) ^ g.wrapping_mul(0xD6E8_FEB8_6659_FD93)
+}
+
+/// A bounded window of recent samples.
+#[derive(Debug, Default)]
+pub struct Replay {
+    samples: VecDeque<Sample>,
+    capacity: usize,
+}
+
+impl Replay {
+    /// An empty window.
+    pub fn new(capacity: usize) -> Replay {
+        Replay {
+            samples: VecDeque::new(),
+            capacity,
+        }
+    }
+    /// Adds samples, dropping the oldest past the capacity.
+    pub fn extend(&mut self, s: impl IntoIterator<Item = Sample>) {
+        for x in s {
+            if self.samples.len() == self.capacity {
+                self.samples.pop_front();
+            }
+            self.samples.push_back(x);
+        }
+    }
+    /// Samples held.
+    pub fn len(&self) -> usize {
+        self.samples.len()
+    }
+    /// Whether empty.
+    pub fn is_empty(&self) -> bool {
+        self.samples.is_empty()
+    }
+    /// A random batch, each sample under a random board symmetry when `augment`.
+    pub fn batch(&self, variant: Variant, n: usize, augment: bool, rng: &mut SmallRng) -> Batch {
+        let syms = symmetries(variant);
+        let actions = fanorona_rules::num_actions(variant);
+        let per = num_planes(variant) * variant.points();
+        let mut b = Batch {
+            planes: Vec::with_capacity(n * per),
+            policy: vec![0.0; n * actions],
+            wdl: Vec::with_capacity(n * 3),
+            n,
+        };
+        let mut scratch = vec![0.0; per];
+        for i in 0..n {
+            let s = &self.samples[rng.random_range(0..self.samples.len())];
+            let sym = &syms[if augment {
+                rng.random_range(0..syms.len())
+            } else {
+                0
+            }];
+            sym.apply_planes(&s.planes, &mut scratch);
+            b.planes.extend_from_slice(&scratch);
+            for &(a, p) in &s.policy {
+                b.policy[i * actions + sym.action(a as usize)] += p;
+            }
+            b.wdl.extend_from_slice(&s.wdl);
+        }
+        b
+    }
+}
+
+/// What a finished run reports.
+#[derive(Clone, Debug, Default)]
+pub struct Summary {
+    /// The state at the end.
+    pub state: RunState,
+    /// Where its last checkpoint is.
+    pub last_checkpoint: Option<PathBuf>,
+}
+
+/// Runs (or resumes) a training run until its generation or time limit.
+///
+/// # Errors
+/// Files that cannot be written or read, or a run folder with another configuration.
+pub fn train(opts: &RunOptions, progress: &mut dyn Progress) -> Result<Summary, TrainError> {
+    let cfg = &opts.config;
+    let variant = cfg.variant();
+    let ckpt_dir = opts.checkpoints_root.join(&opts.run);
+    let exp_dir = opts.experiments_root.join(&opts.run);
+    std::fs::create_dir_all(&ckpt_dir).map_err(io(&ckpt_dir))?;
+    std::fs::create_dir_all(&exp_dir).map_err(io(&exp_dir))?;
+    // The resolved config: a resumed run must use the same one (but its stopping limits).
+    let cfg_path = exp_dir.join("config.toml");
+    let text = cfg.to_toml();
+    if let Ok(old) = std::fs::read_to_string(&cfg_path) {
+        let old: Result<TrainConfig, _> = toml::from_str(&old);
+        if let Ok(mut old) = old {
+            old.run = cfg.run.clone();
+            if old != *cfg {
+                return Err(TrainError::ConfigChanged(
+                    opts.run.clone(),
+                    format!(
+                        "compare {} with the new settings, or use another --run",
+                        cfg_path.display()
+                    ),
+                ));
+            }
+        }
+    }
+    records::write_atomically(&cfg_path, text.as_bytes()).map_err(io(&cfg_path))?;
+
+    let net_cfg = net_config(cfg);
+    let mut state = RunState::default();
+    let mut replay = Replay::new(cfg.train.replay_window);
+    let mut trainer = Trainer::new(
+        net_cfg.init(&opts.device),
+        net_cfg.clone(),
+        &opts.device,
+        cfg.train.weight_decay,
+    );
+    let mut last_checkpoint = None;
+    if let Ok(dir) = checkpoint::resolve(&ckpt_dir) {
+        let (net, meta, dir) = checkpoint::load(&dir, &opts.device, Some(variant), Some(&net_cfg))?;
+        trainer = Trainer::new(net, net_cfg.clone(), &opts.device, cfg.train.weight_decay);
+        trainer.optimizer = checkpoint::load_optimizer(&dir, trainer.optimizer)?;
+        let sp = dir.join("state.json");
+        let text = std::fs::read_to_string(&sp).map_err(io(&sp))?;
+        state = serde_json::from_str(&text).map_err(|e| {
+            TrainError::Io(
+                sp.clone(),
+                std::io::Error::new(std::io::ErrorKind::InvalidData, e),
+            )
+        })?;
+        trainer.step = state.steps;
+        match records::read_samples(&dir.join("replay.bin"), variant) {
+            Ok(s) => replay.extend(s),
+            Err(e) => progress.message(&format!("warning: {e}; the replay window starts empty")),
+        }
+        progress.message(&format!(
+            "resuming run `{}` from generation {} ({} games, {} samples, {} steps, window {})",
+            opts.run,
+            meta.generation,
+            state.games,
+            state.samples,
+            state.steps,
+            replay.len()
+        ));
+        last_checkpoint = Some(dir);
+    } else {
+        progress.message(&format!(
+            "new run `{}`: {variant}, network {} blocks x {} channels ({} parameters)",
+            opts.run,
+            net_cfg.blocks,
+            net_cfg.channels,
+            trainer.net().num_params()
+        ));
+    }
+
+    let mut sinks = Sinks(vec![
+        Box::new(JsonlSink::open(&exp_dir.join("metrics.jsonl")).map_err(io(&exp_dir))?),
+        Box::new(TensorboardSink::open(&exp_dir.join("tb"))),
+    ]);
+    let session = std::time::Instant::now();
+    let seconds_before = state.seconds;
+    loop {
+        if cfg.run.generations > 0 && state.generation >= cfg.run.generations {
+            break;
+        }
+        if cfg.run.max_seconds > 0 && session.elapsed().as_secs() >= cfg.run.max_seconds {
+            break;
+        }
+        let g = state.generation + 1;
+        let seed = generation_seed(cfg, g);
+        let mut eval = NetEvaluator::new(
+            trainer.inference_net(),
+            opts.device.clone(),
+            variant,
+            cfg.selfplay.random_symmetry,
+            seed,
+        );
+        let games = cfg.selfplay.games_per_generation;
+        progress.selfplay_started(g, games);
+        let mut on_game = |n: usize| progress.game_finished(n);
+        let (finished, stats) = match variant {
+            Variant::Telo => selfplay::play(
+                &TeloPosition::start(cfg.rule_options()),
+                cfg,
+                &mut eval,
+                games,
+                g,
+                seed,
+                &mut on_game,
+            ),
+            v => selfplay::play(
+                &Position::start(v, cfg.rule_options()),
+                cfg,
+                &mut eval,
+                games,
+                g,
+                seed,
+                &mut on_game,
+            ),
+        };
+        progress.selfplay_finished();
+        // One file per generation, written whole: a rerun of a generation after a crash
+        // replaces it instead of appending twice.
+        let records: Vec<_> = finished.iter().map(|f| f.record.clone()).collect();
+        let games_dir = exp_dir.join("games");
+        std::fs::create_dir_all(&games_dir).map_err(io(&games_dir))?;
+        records::write_games(&games_dir.join(format!("{g:05}.jsonl")), &records)?;
+        let new_samples: usize = finished.iter().map(|f| f.samples.len()).sum();
+        replay.extend(finished.into_iter().flat_map(|f| f.samples));
+
+        // Train on the window.
+        let mut rng = SmallRng::seed_from_u64(seed ^ 0x5EED);
+        let lr = cfg.lr_at(g - 1);
+        let mut losses: Vec<Losses> = Vec::new();
+        let t_train = std::time::Instant::now();
+        if replay.len() >= cfg.train.min_replay.max(cfg.train.batch_size) {
+            let steps = ((new_samples as f64 * cfg.train.train_ratio as f64)
+                / cfg.train.batch_size as f64)
+                .ceil() as usize;
+            for _ in 0..steps.max(1) {
+                let b = replay.batch(variant, cfg.train.batch_size, cfg.train.augment, &mut rng);
+                losses.push(trainer.step(&b, lr));
+            }
+        }
+        let train_secs = t_train.elapsed().as_secs_f64();
+
+        state.generation = g;
+        state.games += stats.games;
+        state.samples += new_samples as u64;
+        state.steps = trainer.step;
+        state.seconds = seconds_before + session.elapsed().as_secs_f64();
+
+        // Checkpoint: model, optimizer, counters and replay window in one atomic folder.
+        let dir = ckpt_dir.join(format!("{g:05}"));
+        let meta = CheckpointMeta {
+            format: FORMAT,
+            variant: variant.name().into(),
+            net: NetShape::from(&net_cfg),
+            generation: g,
+            step: trainer.step,
+            run: Some(opts.run.clone()),
+        };
+        let state_json = serde_json::to_vec_pretty(&state).expect("state serialises");
+        let replay_bin = records::encode_samples(variant, replay.samples.iter());
+        checkpoint::save_with(
+            &dir,
+            &trainer.inference_net(),
+            Some(&trainer.optimizer),
+            &meta,
+            &[("state.json", &state_json), ("replay.bin", &replay_bin)],
+        )?;
+        // Keep the window only in the newest checkpoint: it is the largest file.
+        if let Some(prev) = &last_checkpoint
+            && prev != &dir
+        {
+            let _ = std::fs::remove_file(prev.join("replay.bin"));
+        }
+        last_checkpoint = Some(dir);
+
+        // Metrics and the generation's summary line.
+        let arena = if cfg.run.arena_every > 0
+            && g % cfg.run.arena_every == 0
+            && variant != Variant::Telo
+        {
+            Some(arena_score(cfg, &trainer, &opts.device, variant, seed))
+        } else {
+            None
+        };
+        log_generation(
+            &mut sinks,
+            g,
+            &stats,
+            &losses,
+            lr,
+            train_secs,
+            replay.len(),
+            arena,
+        );
+        progress.message(&summary_line(g, &stats, &losses, replay.len(), arena, cfg));
+    }
+    sinks.flush();
+    Ok(Summary {
+        state,
+        last_checkpoint,
+    })
+}
+
+fn mean(v: impl Iterator<Item = f32>) -> f64 {
+    let (s, n) = v.fold((0.0f64, 0usize), |(s, n), x| (s + x as f64, n + 1));
+    if n == 0 { f64::NAN } else { s / n as f64 }
+}
+
+#[allow(clippy::too_many_arguments)]
+fn log_generation(
+    sinks: &mut dyn MetricsSink,
+    g: u64,
+    s: &SelfPlayStats,
+    losses: &[Losses],
+    lr: f64,
+    train_secs: f64,
+    window: usize,
+    arena: Option<f64>,
+) {
+    let secs = s.seconds.max(1e-9);
+    let mut put = |tag: &str, v: f64| {
+        if v.is_finite() {
+            sinks.scalar(tag, g, v);
+        }
+    };
+    put("loss/policy", mean(losses.iter().map(|l| l.policy)));
+    put("loss/value", mean(losses.iter().map(|l| l.value)));
+    put("policy/entropy", mean(losses.iter().map(|l| l.entropy)));
+    put(
+        "value/accuracy",
+        mean(losses.iter().map(|l| l.value_accuracy)),
+    );
+    put("train/lr", lr);
+    put("train/steps", losses.len() as f64);
+    put(
+        "train/samples_per_second",
+        (losses.len() as f64 * 1.0) / train_secs.max(1e-9),
+    );
+    put("selfplay/games_per_second", s.games as f64 / secs);
+    put("selfplay/simulations_per_second", s.sims as f64 / secs);
+    put("selfplay/evaluations_per_second", s.evals as f64 / secs);
+    put("selfplay/batch", s.evals as f64 / s.calls.max(1) as f64);
+    put(
+        "selfplay/game_length",
+        s.decisions as f64 / s.games.max(1) as f64,
+    );
+    put("selfplay/draw_rate", s.draws as f64 / s.games.max(1) as f64);
+    put(
+        "selfplay/white_win_rate",
+        s.white as f64 / s.games.max(1) as f64,
+    );
+    put(
+        "selfplay/resign_rate",
+        s.resigned as f64 / s.games.max(1) as f64,
+    );
+    if s.resign_checks > 0 {
+        put(
+            "selfplay/resign_false_positive_rate",
+            s.resign_false as f64 / s.resign_checks as f64,
+        );
+    }
+    put("replay/window", window as f64);
+    if let Some(a) = arena {
+        put("arena/score", a);
+    }
+    sinks.flush();
+}
+
+fn summary_line(
+    g: u64,
+    s: &SelfPlayStats,
+    losses: &[Losses],
+    window: usize,
+    arena: Option<f64>,
+    cfg: &TrainConfig,
+) -> String {
+    let secs = s.seconds.max(1e-9);
+    let mut line = format!(
+        "gen {g:4}: {} games ({:.1}/s, {:.0} decisions avg, {:.0}% draws), {:.0} evals/s (batch {:.0}), {} samples in window",
+        s.games,
+        s.games as f64 / secs,
+        s.decisions as f64 / s.games.max(1) as f64,
+        100.0 * s.draws as f64 / s.games.max(1) as f64,
+        s.evals as f64 / secs,
+        s.evals as f64 / s.calls.max(1) as f64,
+        window
+    );
+    if !losses.is_empty() {
+        line.push_str(&format!(
+            ", loss p {:.3} v {:.3}, value acc {:.0}%",
+            mean(losses.iter().map(|l| l.policy)),
+            mean(losses.iter().map(|l| l.value)),
+            100.0 * mean(losses.iter().map(|l| l.value_accuracy))
+        ));
+    }
+    if let Some(a) = arena {
+        line.push_str(&format!(
+            ", vs ab:depth={}: {:.0}%",
+            cfg.run.arena_ab_depth,
+            100.0 * a
+        ));
+    }
+    line
+}
+
+/// The network (with MCTS) against the configured alpha-beta opponent: score in [0, 1].
+fn arena_score(
+    cfg: &TrainConfig,
+    trainer: &Trainer,
+    device: &Device,
+    variant: Variant,
+    seed: u64,
+) -> f64 {
+    use fanorona_search::{AbConfig, AbPlayer, Limits, Player, play_game};
+    let depth = cfg.run.arena_ab_depth.max(1);
+    let start = Position::start(variant, cfg.rule_options());
+    let openings = start.turns(TurnMode::Distinct);
+    let eval = NetEvaluator::new(
+        trainer.inference_net(),
+        device.clone(),
+        variant,
+        false,
+        seed,
+    );
+    let mut net = fanorona_nn::MctsPlayer::new(
+        eval,
+        fanorona_search::MctsConfig::default(),
+        cfg.run.arena_sims,
+        "net",
+        seed,
+    );
+    let mut ab = AbPlayer::new(
+        AbConfig {
+            hash_mb: 8,
+            ..AbConfig::default()
+        },
+        Limits {
+            depth: Some(depth),
+            ..Limits::default()
+        },
+        "ab",
+    );
+    let mut points = 0.0;
+    let n = cfg.run.arena_games.max(1);
+    for i in 0..n {
+        let opening = &openings[(i / 2) % openings.len()];
+        let net_white = i % 2 == 0;
+        let (w, b): (&mut dyn Player, &mut dyn Player) = if net_white {
+            (&mut net, &mut ab)
+        } else {
+            (&mut ab, &mut net)
+        };
+        let (o, _) = play_game(w, b, start, Some(opening), 400);
+        let me = if net_white {
+            Color::White
+        } else {
+            Color::Black
+        };
+        points += (o.score_for(me) as f64 + 1.0) / 2.0;
+    }
+    points / n as f64
+}
+
+/// Makes sure `G` is usable by self-play (compile-time check for both game types).
+#[allow(dead_code)]
+fn _assert_encode<G: Encode>() {}

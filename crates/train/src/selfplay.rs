@@ -1,0 +1,345 @@
+//! Self-play: many games in flight, their leaves evaluated together in one network batch.
+
+use crate::config::TrainConfig;
+use crate::records::{GAME_VERSION, GameRecord, Sample};
+use fanorona_nn::NetEvaluator;
+use fanorona_rules::{Color, Outcome};
+use fanorona_search::{Evaluator, GumbelConfig, Leaf, Mcts, MctsConfig, wdl_index};
+use fanorona_sim::{Encode, frame_action};
+use rand::rngs::SmallRng;
+use rand::{RngExt, SeedableRng};
+use rayon::prelude::*;
+
+/// What self-play measured.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct SelfPlayStats {
+    /// Games finished.
+    pub games: u64,
+    /// Decisions (actions) played.
+    pub decisions: u64,
+    /// Samples recorded (full searches).
+    pub samples: u64,
+    /// Simulations run.
+    pub sims: u64,
+    /// Positions evaluated by the network.
+    pub evals: u64,
+    /// Network calls.
+    pub calls: u64,
+    /// Games won by White, by Black, drawn.
+    pub white: u64,
+    /// Games won by Black.
+    pub black: u64,
+    /// Drawn games.
+    pub draws: u64,
+    /// Games ended by resignation.
+    pub resigned: u64,
+    /// Check games (played out) in which a side would have resigned.
+    pub resign_checks: u64,
+    /// ... and did not lose: resignation false positives.
+    pub resign_false: u64,
+    /// Seconds spent.
+    pub seconds: f64,
+}
+
+/// A finished game: its record and its samples (results filled in).
+#[derive(Clone, Debug)]
+pub struct FinishedGame {
+    /// The record.
+    pub record: GameRecord,
+    /// Training samples.
+    pub samples: Vec<Sample>,
+}
+
+struct Pending {
+    planes: Vec<f32>,
+    policy: Vec<(u16, f32)>,
+    mover: Color,
+}
+
+struct Slot<G> {
+    tree: Mcts<G>,
+    pending: Vec<Pending>,
+    actions: Vec<u16>,
+    moves: Vec<String>,
+    target: u32,
+    full: bool,
+    resign_check: bool,
+    would_resign: Option<Color>,
+    rng: SmallRng,
+    leaves: Vec<Leaf<G>>,
+    sims_at_start: u32,
+}
+
+fn mcts_config(cfg: &TrainConfig) -> MctsConfig {
+    let s = &cfg.selfplay;
+    MctsConfig {
+        c_puct: s.c_puct,
+        fpu_reduction: s.fpu_reduction,
+        dirichlet_alpha: s.dirichlet_alpha,
+        dirichlet_epsilon: if s.gumbel { 0.0 } else { s.dirichlet_epsilon },
+        batch: s.leaves_per_game,
+        gumbel: s.gumbel.then_some(GumbelConfig {
+            max_actions: s.gumbel_actions,
+            ..GumbelConfig::default()
+        }),
+    }
+}
+
+impl<G: Encode> Slot<G> {
+    fn new(start: &G, cfg: &TrainConfig, seed: u64) -> Slot<G> {
+        let mut rng = SmallRng::seed_from_u64(seed);
+        let resign_check = rng.random_range(0.0f32..1.0) < cfg.selfplay.resign_check_share;
+        let mut s = Slot {
+            tree: Mcts::new(start.clone(), mcts_config(cfg), seed),
+            pending: Vec::new(),
+            actions: Vec::new(),
+            moves: Vec::new(),
+            target: 0,
+            full: true,
+            resign_check,
+            would_resign: None,
+            rng,
+            leaves: Vec::new(),
+            sims_at_start: 0,
+        };
+        s.plan(cfg);
+        s
+    }
+
+    /// Chooses the next search's size (playout-cap randomisation).
+    fn plan(&mut self, cfg: &TrainConfig) {
+        let s = &cfg.selfplay;
+        self.full = s.fast_sims == 0 || self.rng.random_range(0.0f32..1.0) < s.full_search_prob;
+        let sims = if self.full {
+            s.sims
+        } else {
+            s.fast_sims.min(s.sims)
+        };
+        self.sims_at_start = self.tree.visits();
+        self.target = sims.max(self.tree.visits() + 1);
+    }
+
+    fn searching(&self) -> bool {
+        self.tree.visits() < self.target
+    }
+}
+
+/// Plays `games` self-play games from `start`, `games_in_flight` at a time, each network
+/// call serving the leaves of every game in flight. `on_game` is called after every
+/// finished game with the number finished so far.
+pub fn play<G: Encode>(
+    start: &G,
+    cfg: &TrainConfig,
+    eval: &mut NetEvaluator,
+    games: usize,
+    generation: u64,
+    seed: u64,
+    on_game: &mut dyn FnMut(usize),
+) -> (Vec<FinishedGame>, SelfPlayStats) {
+    let t0 = std::time::Instant::now();
+    let sp = &cfg.selfplay;
+    let variant = start.variant();
+    let mut stats = SelfPlayStats::default();
+    let mut started = 0usize;
+    let mut slots: Vec<Slot<G>> = Vec::new();
+    while started < games.min(sp.games_in_flight) {
+        slots.push(Slot::new(
+            start,
+            cfg,
+            seed.wrapping_mul(1_000_003).wrapping_add(started as u64),
+        ));
+        started += 1;
+    }
+    let mut finished = Vec::new();
+    let (calls0, evals0) = (eval.calls, eval.positions);
+    let mut priors: Vec<Vec<f32>> = Vec::new();
+    let mut wdl: Vec<[f32; 3]> = Vec::new();
+    while !slots.is_empty() {
+        // Gather leaves from every game that is still searching (tree work in parallel).
+        let per = sp.leaves_per_game;
+        slots.par_iter_mut().for_each(|s| {
+            s.leaves.clear();
+            if s.searching() {
+                let want = per.min((s.target - s.tree.visits()) as usize).max(1);
+                s.tree.gather(want, &mut s.leaves);
+            }
+        });
+        let total: usize = slots.iter().map(|s| s.leaves.len()).sum();
+        if total > 0 {
+            let games_ref: Vec<&G> = slots
+                .iter()
+                .flat_map(|s| s.leaves.iter().map(|l| &l.game))
+                .collect();
+            let legal: Vec<&[usize]> = slots
+                .iter()
+                .flat_map(|s| s.leaves.iter().map(|l| l.legal.as_slice()))
+                .collect();
+            priors.resize_with(total, Vec::new);
+            wdl.resize(total, [0.0; 3]);
+            for p in priors.iter_mut() {
+                p.clear();
+            }
+            eval.evaluate(&games_ref, &legal, &mut priors[..total], &mut wdl[..total]);
+            drop(games_ref);
+            drop(legal);
+            let mut offset = 0;
+            let mut ranges = Vec::with_capacity(slots.len());
+            for s in &slots {
+                ranges.push(offset);
+                offset += s.leaves.len();
+            }
+            let (pr, wd) = (&priors, &wdl);
+            slots
+                .par_iter_mut()
+                .zip(ranges.par_iter())
+                .for_each(|(s, &o)| {
+                    let n = s.leaves.len();
+                    if n > 0 {
+                        let leaves = std::mem::take(&mut s.leaves);
+                        s.tree.deliver(&leaves, &pr[o..o + n], &wd[o..o + n]);
+                        s.leaves = leaves;
+                    }
+                });
+        }
+        // Decide where the search is done.
+        let mut i = 0;
+        while i < slots.len() {
+            if slots[i].searching() {
+                i += 1;
+                continue;
+            }
+            let done = decide(&mut slots[i], cfg, variant, &mut stats);
+            if let Some((outcome, resigned)) = done {
+                let s = slots.swap_remove(i);
+                finished.push(finish(
+                    s, outcome, resigned, generation, variant, &mut stats,
+                ));
+                on_game(finished.len());
+                if started < games {
+                    slots.push(Slot::new(
+                        start,
+                        cfg,
+                        seed.wrapping_mul(1_000_003).wrapping_add(started as u64),
+                    ));
+                    started += 1;
+                }
+            } else {
+                i += 1;
+            }
+        }
+    }
+    stats.calls = eval.calls - calls0;
+    stats.evals = eval.positions - evals0;
+    stats.seconds = t0.elapsed().as_secs_f64();
+    (finished, stats)
+}
+
+/// After a search: record a sample, pick and play the action. Returns the outcome when
+/// the game is over (and whether by resignation).
+fn decide<G: Encode>(
+    s: &mut Slot<G>,
+    cfg: &TrainConfig,
+    variant: fanorona_rules::Variant,
+    stats: &mut SelfPlayStats,
+) -> Option<(Outcome, bool)> {
+    let sp = &cfg.selfplay;
+    stats.sims += (s.tree.visits() - s.sims_at_start) as u64;
+    let root = s.tree.root_game().clone();
+    let mover = root.to_move();
+    if s.full {
+        let mut planes = vec![0.0; fanorona_sim::num_planes(variant) * variant.points()];
+        root.encode(&mut planes);
+        let policy = s
+            .tree
+            .policy()
+            .into_iter()
+            .filter(|&(_, p)| p > 0.0)
+            .map(|(a, p)| (frame_action(variant, mover, a) as u16, p))
+            .collect();
+        s.pending.push(Pending {
+            planes,
+            policy,
+            mover,
+        });
+    }
+    // Resignation.
+    if sp.resign_threshold > -1.0 {
+        let v = s.tree.value();
+        if v[0] - v[2] < sp.resign_threshold {
+            if s.resign_check {
+                s.would_resign.get_or_insert(mover);
+            } else {
+                return Some((Outcome::Win(mover.other()), true));
+            }
+        }
+    }
+    let temperature = if (s.actions.len() as u32) < sp.temperature_moves {
+        1.0
+    } else {
+        0.0
+    };
+    let a = s.tree.choose(temperature)?;
+    s.actions.push(a as u16);
+    s.moves.push(root.action_name(a));
+    s.tree.advance(a);
+    stats.decisions += 1;
+    if let Some(o) = s.tree.root_game().outcome() {
+        return Some((o, false));
+    }
+    if s.actions.len() as u32 >= sp.max_decisions {
+        return Some((Outcome::Draw, false));
+    }
+    s.plan(cfg);
+    None
+}
+
+fn finish<G: Encode>(
+    s: Slot<G>,
+    outcome: Outcome,
+    resigned: bool,
+    generation: u64,
+    variant: fanorona_rules::Variant,
+    stats: &mut SelfPlayStats,
+) -> FinishedGame {
+    stats.games += 1;
+    match outcome {
+        Outcome::Win(Color::White) => stats.white += 1,
+        Outcome::Win(Color::Black) => stats.black += 1,
+        Outcome::Draw => stats.draws += 1,
+    }
+    if resigned {
+        stats.resigned += 1;
+    }
+    if let Some(c) = s.would_resign {
+        stats.resign_checks += 1;
+        if outcome != Outcome::Win(c.other()) {
+            stats.resign_false += 1;
+        }
+    }
+    let samples: Vec<Sample> = s
+        .pending
+        .into_iter()
+        .map(|p| {
+            let mut wdl = [0.0; 3];
+            wdl[wdl_index(outcome, p.mover)] = 1.0;
+            Sample {
+                planes: p.planes,
+                policy: p.policy,
+                wdl,
+            }
+        })
+        .collect();
+    stats.samples += samples.len() as u64;
+    FinishedGame {
+        record: GameRecord {
+            version: GAME_VERSION,
+            variant: variant.name().into(),
+            generation,
+            result: outcome.name().into(),
+            actions: s.actions,
+            moves: s.moves,
+            resigned,
+        },
+        samples,
+    }
+}

@@ -1,0 +1,138 @@
+//! The training loop end to end on a tiny config: checkpoints, metrics, records, resume.
+
+use fanorona_nn::burn::prelude::Device;
+use fanorona_train::records::{read_games, read_samples};
+use fanorona_train::{Quiet, RunOptions, RunState, TrainConfig, TrainError, train};
+use std::path::{Path, PathBuf};
+
+fn tiny(variant: &str, generations: u64) -> TrainConfig {
+    let set: Vec<String> = [
+        format!("variant={variant}"),
+        "net.blocks=1".into(),
+        "net.channels=8".into(),
+        "selfplay.games_in_flight=4".into(),
+        "selfplay.games_per_generation=4".into(),
+        "selfplay.sims=8".into(),
+        "selfplay.max_decisions=80".into(),
+        "train.batch_size=16".into(),
+        "train.min_replay=16".into(),
+        "train.replay_window=1000".into(),
+        format!("run.generations={generations}"),
+    ]
+    .into();
+    TrainConfig::load(None, &set).unwrap()
+}
+
+fn options(cfg: TrainConfig, root: &Path, run: &str) -> RunOptions {
+    RunOptions {
+        config: cfg,
+        run: run.into(),
+        checkpoints_root: root.join("checkpoints"),
+        experiments_root: root.join("experiments"),
+        device: Device::flex(),
+    }
+}
+
+fn tmp(name: &str) -> PathBuf {
+    let d = std::env::temp_dir().join(format!("fanorona-train-{name}-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&d);
+    std::fs::create_dir_all(&d).unwrap();
+    d
+}
+
+fn state(dir: &Path) -> RunState {
+    serde_json::from_str(&std::fs::read_to_string(dir.join("state.json")).unwrap()).unwrap()
+}
+
+#[test]
+fn runs_checkpoints_and_resumes() {
+    let root = tmp("resume");
+    let s = train(&options(tiny("dimy", 2), &root, "r"), &mut Quiet).unwrap();
+    assert_eq!(s.state.generation, 2);
+    assert_eq!(s.state.games, 8);
+    let ck = root.join("checkpoints/r");
+    for g in ["00001", "00002"] {
+        for f in ["meta.json", "model.bpk", "optimizer.bpk", "state.json"] {
+            assert!(ck.join(g).join(f).is_file(), "{g}/{f}");
+        }
+    }
+    // Only the newest checkpoint keeps the replay window, and it reads back.
+    assert!(!ck.join("00001/replay.bin").exists());
+    let window = read_samples(&ck.join("00002/replay.bin"), fanorona_rules::Variant::Dimy).unwrap();
+    assert_eq!(window.len() as u64, s.state.samples);
+    assert!(
+        window
+            .iter()
+            .all(|x| (x.wdl.iter().sum::<f32>() - 1.0).abs() < 1e-6)
+    );
+    // Metrics in JSON lines and TensorBoard events, the resolved config, the games.
+    let exp = root.join("experiments/r");
+    let metrics = std::fs::read_to_string(exp.join("metrics.jsonl")).unwrap();
+    for tag in [
+        "loss/policy",
+        "loss/value",
+        "policy/entropy",
+        "value/accuracy",
+        "selfplay/games_per_second",
+        "selfplay/simulations_per_second",
+        "selfplay/evaluations_per_second",
+        "selfplay/game_length",
+        "selfplay/draw_rate",
+    ] {
+        assert!(
+            metrics.contains(&format!("\"tag\":\"{tag}\"")),
+            "{tag} missing"
+        );
+    }
+    assert!(std::fs::read_dir(exp.join("tb")).unwrap().count() >= 1);
+    let resolved: TrainConfig =
+        toml::from_str(&std::fs::read_to_string(exp.join("config.toml")).unwrap()).unwrap();
+    assert_eq!(resolved, tiny("dimy", 2));
+    let (games, bad) = read_games(&exp.join("games/00002.jsonl")).unwrap();
+    assert_eq!((games.len(), bad.len()), (4, 0));
+    // Resume: the same run with a later limit continues from the checkpoint's counters.
+    let s = train(&options(tiny("dimy", 3), &root, "r"), &mut Quiet).unwrap();
+    assert_eq!(s.state.generation, 3);
+    assert_eq!(s.state.games, 12);
+    let st = state(&ck.join("00003"));
+    assert_eq!(st, s.state);
+    assert!(st.steps > state(&ck.join("00002")).steps);
+    // Another configuration under the same run name is refused.
+    let mut other = tiny("dimy", 4);
+    other.selfplay.sims = 9;
+    assert!(matches!(
+        train(&options(other, &root, "r"), &mut Quiet),
+        Err(TrainError::ConfigChanged(..))
+    ));
+    std::fs::remove_dir_all(&root).ok();
+}
+
+#[test]
+fn a_damaged_replay_window_is_reported_not_used() {
+    let root = tmp("damaged");
+    train(&options(tiny("telo", 1), &root, "d"), &mut Quiet).unwrap();
+    let rb = root.join("checkpoints/d/00001/replay.bin");
+    let mut bytes = std::fs::read(&rb).unwrap();
+    let mid = bytes.len() / 2;
+    bytes[mid] ^= 0xFF;
+    std::fs::write(&rb, bytes).unwrap();
+    struct Collect(Vec<String>);
+    impl fanorona_train::Progress for Collect {
+        fn message(&mut self, l: &str) {
+            self.0.push(l.to_string());
+        }
+        fn selfplay_started(&mut self, _: u64, _: usize) {}
+        fn game_finished(&mut self, _: usize) {}
+        fn selfplay_finished(&mut self) {}
+    }
+    let mut c = Collect(Vec::new());
+    let s = train(&options(tiny("telo", 2), &root, "d"), &mut c).unwrap();
+    assert_eq!(s.state.generation, 2);
+    assert!(
+        c.0.iter()
+            .any(|l| l.contains("replay.bin") && l.contains("damaged")),
+        "{:?}",
+        c.0
+    );
+    std::fs::remove_dir_all(&root).ok();
+}
