@@ -96,7 +96,7 @@ impl Analysis {
 
 fn analyse_fanorona(pos: &Position, spec: &EngineSpec) -> Result<Analysis> {
     let start = Instant::now();
-    let mut player = spec.player("analyze", pos.variant())?;
+    let mut player = crate::engine::player(spec, "analyze", pos.variant())?;
     let choice = player.choose(&History::new(*pos));
     let mut pv = Vec::new();
     let mut p = *pos;
@@ -185,7 +185,7 @@ fn analyse_telo(pos: &TeloPosition, solution: &TeloSolution) -> Analysis {
 }
 
 pub fn analyze(a: AnalyzeArgs) -> Result<()> {
-    let spec = EngineSpec::parse(&a.engine)?;
+    let spec = crate::engine::parse(&a.engine)?;
     let rules = a.pos.rule_options()?;
     let mut solution: Option<TeloSolution> = None;
     let mut run = |p: AnyPosition| -> Result<Analysis> {

@@ -1,286 +1,35 @@
-//! Engine specs: `ab:depth=8`, `ab:time=1s`, `ab:nodes=100000,hash=64`, `random`,
-//! `random:seed=3`, `mcts:ckpt=DIR,sims=400` (`ckpt=none`: a fresh network). One parser,
-//! used by `analyze`, `play` (and the arena).
+//! Engine specs, parsed by the arena crate; here only the binary's glue: errors become
+//! input errors (exit status 2) and the device is the binary's.
 
 use crate::input_err;
 use anyhow::Result;
-use fanorona_nn::burn::module::Module;
-use fanorona_nn::{MctsPlayer, NetConfig, NetEvaluator, checkpoint};
+pub use fanorona_arena::spec::EngineSpec;
+use fanorona_nn::NetEvaluator;
 use fanorona_rules::Variant;
-use fanorona_search::{AbConfig, AbPlayer, Limits, MctsConfig, Player, RandomPlayer};
-use std::time::Duration;
+use fanorona_search::Player;
 
-/// A parsed engine spec.
-#[derive(Clone, Debug, PartialEq)]
-pub enum EngineSpec {
-    /// The alpha-beta engine.
-    Ab {
-        /// Settings.
-        cfg: AbConfig,
-        /// Limits per move.
-        limits: Limits,
-    },
-    /// Uniformly random turns.
-    Random {
-        /// Seed of its stream.
-        seed: u64,
-    },
-    /// The network with MCTS.
-    Mcts {
-        /// A checkpoint folder or a run folder (its latest checkpoint); `None`: a freshly
-        /// initialised network.
-        ckpt: Option<std::path::PathBuf>,
-        /// Simulations per decision.
-        sims: u32,
-        /// Gumbel root search.
-        gumbel: bool,
-        /// Seed (tie breaks, Gumbel noise).
-        seed: u64,
-    },
+/// Parses a spec.
+///
+/// # Errors
+/// A bad spec, as an input error.
+pub fn parse(spec: &str) -> Result<EngineSpec> {
+    EngineSpec::parse(spec).map_err(input_err)
 }
 
-/// Reads a duration: `250ms`, `1s`, `1.5s`, `2m`.
-pub fn parse_duration(s: &str) -> Option<Duration> {
-    let (num, unit) = s
-        .find(|c: char| c.is_ascii_alphabetic())
-        .map_or((s, "s"), |i| (&s[..i], &s[i..]));
-    let v: f64 = num
-        .parse()
-        .ok()
-        .filter(|v: &f64| v.is_finite() && *v >= 0.0)?;
-    let secs = match unit {
-        "ms" => v / 1000.0,
-        "s" => v,
-        "m" | "min" => v * 60.0,
-        _ => return None,
-    };
-    Some(Duration::from_secs_f64(secs))
+/// The player of a spec for `variant`, on the binary's device.
+///
+/// # Errors
+/// A checkpoint that cannot be used, as an input error.
+pub fn player(spec: &EngineSpec, name: &str, variant: Variant) -> Result<Box<dyn Player>> {
+    spec.player(name, variant, &crate::backend::device())
+        .map_err(input_err)
 }
 
-impl EngineSpec {
-    /// Parses a spec.
-    ///
-    /// # Errors
-    /// An unknown engine, an unknown option or a bad value, naming the spec.
-    pub fn parse(spec: &str) -> Result<EngineSpec> {
-        let (kind, opts) = spec.split_once(':').unwrap_or((spec, ""));
-        let pairs: Vec<(&str, &str)> = if opts.is_empty() {
-            Vec::new()
-        } else {
-            opts.split(',')
-                .map(|kv| {
-                    kv.split_once('=').ok_or_else(|| {
-                        input_err(format!(
-                            "engine spec `{spec}`: option `{kv}` is not key=value"
-                        ))
-                    })
-                })
-                .collect::<Result<_>>()?
-        };
-        let bad = |k: &str, v: &str, want: &str| {
-            input_err(format!(
-                "engine spec `{spec}`: bad value `{v}` for `{k}` (expected {want})"
-            ))
-        };
-        match kind {
-            "ab" => {
-                let mut cfg = AbConfig::default();
-                let mut limits = Limits::default();
-                for (k, v) in pairs {
-                    match k {
-                        "depth" => {
-                            limits.depth = Some(
-                                v.parse()
-                                    .ok()
-                                    .filter(|d| (1..=100).contains(d))
-                                    .ok_or_else(|| bad(k, v, "1 to 100"))?,
-                            )
-                        }
-                        "nodes" => {
-                            limits.nodes =
-                                Some(v.parse().map_err(|_| bad(k, v, "a number of nodes"))?)
-                        }
-                        "time" => {
-                            limits.time = Some(
-                                parse_duration(v)
-                                    .ok_or_else(|| bad(k, v, "a time such as 200ms or 1s"))?,
-                            )
-                        }
-                        "hash" => {
-                            cfg.hash_mb = v
-                                .parse()
-                                .ok()
-                                .filter(|m| (1..=65536).contains(m))
-                                .ok_or_else(|| bad(k, v, "MiB, 1 to 65536"))?
-                        }
-                        "qdepth" => {
-                            cfg.qsearch_depth = v
-                                .parse()
-                                .map_err(|_| bad(k, v, "a number of capture turns"))?
-                        }
-                        _ => {
-                            return Err(input_err(format!(
-                                "engine spec `{spec}`: unknown option `{k}` (ab knows depth, nodes, time, hash, qdepth)"
-                            )));
-                        }
-                    }
-                }
-                if limits == Limits::default() {
-                    limits.depth = Some(6);
-                }
-                Ok(EngineSpec::Ab { cfg, limits })
-            }
-            "mcts" => {
-                let mut ckpt = None;
-                let mut seen_ckpt = false;
-                let mut sims = 400;
-                let mut gumbel = false;
-                let mut seed = 0;
-                for (k, v) in pairs {
-                    match k {
-                        "ckpt" => {
-                            seen_ckpt = true;
-                            ckpt = (v != "none").then(|| std::path::PathBuf::from(v));
-                        }
-                        "sims" => {
-                            sims = v
-                                .parse()
-                                .ok()
-                                .filter(|&s| s >= 1)
-                                .ok_or_else(|| bad(k, v, "a number of simulations >= 1"))?
-                        }
-                        "gumbel" => gumbel = v.parse().map_err(|_| bad(k, v, "true or false"))?,
-                        "seed" => seed = v.parse().map_err(|_| bad(k, v, "a number"))?,
-                        _ => {
-                            return Err(input_err(format!(
-                                "engine spec `{spec}`: unknown option `{k}` (mcts knows ckpt, sims, gumbel, seed)"
-                            )));
-                        }
-                    }
-                }
-                if !seen_ckpt {
-                    return Err(input_err(format!(
-                        "engine spec `{spec}`: mcts needs ckpt=DIR (a checkpoint or run folder) or ckpt=none"
-                    )));
-                }
-                Ok(EngineSpec::Mcts {
-                    ckpt,
-                    sims,
-                    gumbel,
-                    seed,
-                })
-            }
-            "random" => {
-                let mut seed = 0;
-                for (k, v) in pairs {
-                    match k {
-                        "seed" => seed = v.parse().map_err(|_| bad(k, v, "a number"))?,
-                        _ => {
-                            return Err(input_err(format!(
-                                "engine spec `{spec}`: unknown option `{k}` (random knows seed)"
-                            )));
-                        }
-                    }
-                }
-                Ok(EngineSpec::Random { seed })
-            }
-            _ => Err(input_err(format!(
-                "unknown engine `{kind}` in spec `{spec}` (known: ab:depth=N|time=T|nodes=N, random[:seed=S], mcts:ckpt=DIR,sims=N)"
-            ))),
-        }
-    }
-
-    /// Makes the player for games of `variant`.
-    ///
-    /// # Errors
-    /// A checkpoint that cannot be loaded or is of another variant.
-    pub fn player(&self, name: &str, variant: Variant) -> Result<Box<dyn Player>> {
-        Ok(match self {
-            EngineSpec::Ab { cfg, limits } => Box::new(AbPlayer::new(*cfg, *limits, name)),
-            EngineSpec::Random { seed } => Box::new(RandomPlayer::new(*seed)),
-            EngineSpec::Mcts {
-                sims, gumbel, seed, ..
-            } => {
-                let eval = self.evaluator(variant)?;
-                let cfg = MctsConfig {
-                    gumbel: gumbel.then(Default::default),
-                    ..MctsConfig::default()
-                };
-                Box::new(MctsPlayer::new(eval, cfg, *sims, name, *seed))
-            }
-        })
-    }
-
-    /// The network evaluator of an `mcts` spec, for `variant`.
-    ///
-    /// # Errors
-    /// Not an mcts spec, or a checkpoint that cannot be used.
-    pub fn evaluator(&self, variant: Variant) -> Result<NetEvaluator> {
-        let EngineSpec::Mcts { ckpt, seed, .. } = self else {
-            anyhow::bail!("not an mcts engine");
-        };
-        let device = crate::backend::device();
-        let net = match ckpt {
-            None => NetConfig::for_variant(variant).init(&device),
-            Some(dir) => {
-                checkpoint::load(dir, &device, Some(variant), None)
-                    .map_err(input_err)?
-                    .0
-            }
-        };
-        Ok(NetEvaluator::new(
-            net.valid(),
-            device,
-            variant,
-            false,
-            *seed,
-        ))
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn specs() {
-        assert_eq!(parse_duration("200ms"), Some(Duration::from_millis(200)));
-        assert_eq!(parse_duration("1.5s"), Some(Duration::from_millis(1500)));
-        assert_eq!(parse_duration("2"), Some(Duration::from_secs(2)));
-        assert_eq!(parse_duration("x"), None);
-        assert!(matches!(
-            EngineSpec::parse("ab:depth=8").unwrap(),
-            EngineSpec::Ab {
-                limits: Limits { depth: Some(8), .. },
-                ..
-            }
-        ));
-        assert!(matches!(
-            EngineSpec::parse("ab").unwrap(),
-            EngineSpec::Ab {
-                limits: Limits { depth: Some(6), .. },
-                ..
-            }
-        ));
-        assert_eq!(
-            EngineSpec::parse("random:seed=4").unwrap(),
-            EngineSpec::Random { seed: 4 }
-        );
-        for bad in [
-            "ab:depth=0",
-            "ab:depth",
-            "ab:speed=3",
-            "ab:time=fast",
-            "chess",
-            "random:colour=red",
-        ] {
-            assert!(EngineSpec::parse(bad).is_err(), "{bad}");
-        }
-        assert!(
-            EngineSpec::parse("ab:speed=3")
-                .unwrap_err()
-                .to_string()
-                .contains("speed")
-        );
-    }
+/// The network evaluator of an `mcts` spec.
+///
+/// # Errors
+/// Not an mcts spec, or a checkpoint that cannot be used.
+pub fn evaluator(spec: &EngineSpec, variant: Variant) -> Result<NetEvaluator> {
+    spec.evaluator(variant, &crate::backend::device())
+        .map_err(input_err)
 }

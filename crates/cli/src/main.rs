@@ -1,6 +1,7 @@
 //! `fanorona`: the command-line front of the workspace.
 
 mod analyze;
+mod arena_cmd;
 mod backend;
 mod bench;
 mod engine;
@@ -35,6 +36,8 @@ enum Command {
     Train(train_cmd::TrainArgs),
     /// Judge a telo network against the exact solver.
     Oracle(train_cmd::OracleArgs),
+    /// Round robins and gauntlets: traditional matches, Elo with confidence intervals.
+    Arena(arena_cmd::ArenaArgs),
     /// Throughput benchmarks.
     Bench(bench::BenchArgs),
 }
@@ -65,6 +68,7 @@ fn main() -> ExitCode {
         Command::Play(a) => play::play(a),
         Command::Train(a) => train_cmd::train(a),
         Command::Oracle(a) => train_cmd::oracle(a),
+        Command::Arena(a) => arena_cmd::arena(a),
         Command::Bench(a) => bench::run(a),
     };
     match result {

@@ -35,7 +35,7 @@ const HELP: &str = "Enter a turn in notation (e.g. d3e3(-1), d4d3-c3(-)-d2-e3, 2
 `?` for the legal turns, `undo` to take back your last turn, `quit` to stop.";
 
 pub fn play(a: PlayArgs) -> Result<()> {
-    let spec = EngineSpec::parse(&a.engine)?;
+    let spec = crate::engine::parse(&a.engine)?;
     let me = match a.color {
         Side::White => Color::White,
         Side::Black => Color::Black,
@@ -69,7 +69,7 @@ fn play_fanorona(
     input: &mut impl BufRead,
     out: &mut impl Write,
 ) -> Result<()> {
-    let mut engine = spec.player("engine", start.variant())?;
+    let mut engine = crate::engine::player(spec, "engine", start.variant())?;
     engine.new_game();
     let mut game = History::new(start);
     writeln!(out, "You play {me}. {HELP}\n\n{}\n", game.position())?;

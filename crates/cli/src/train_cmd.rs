@@ -129,7 +129,7 @@ pub fn telo_mcts(spec: &EngineSpec, pos: &TeloPosition) -> Result<(Option<usize>
     else {
         anyhow::bail!("not an mcts spec");
     };
-    let mut eval = spec.evaluator(Variant::Telo)?;
+    let mut eval = crate::engine::evaluator(spec, Variant::Telo)?;
     let cfg = MctsConfig {
         gumbel: gumbel.then(Default::default),
         ..MctsConfig::default()
@@ -163,7 +163,7 @@ pub fn oracle(a: OracleArgs) -> Result<()> {
         seed: 0,
     };
     // Fail early, with the checkpoint's own error, if it is not a telo network.
-    let mut eval = spec.evaluator(Variant::Telo)?;
+    let mut eval = crate::engine::evaluator(&spec, Variant::Telo)?;
     let solution = TeloSolution::solve();
     // Every position reachable from the start (by board and side to move).
     let start = TeloPosition::start(RuleOptions::default());

@@ -683,3 +683,172 @@ fn train_rejects_bad_configs_and_oracle_judges_telo() {
     assert_eq!(stdout(&o).lines().count(), 2);
     std::fs::remove_dir_all(&root).ok();
 }
+
+#[test]
+fn arena_round_robin_resumes_and_reports() {
+    let out = std::env::temp_dir().join(format!("fanorona-arena-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&out);
+    let o = out.display().to_string();
+    let args = [
+        "arena",
+        "--players",
+        "random",
+        "ab:depth=1",
+        "ab:depth=3",
+        "--variant",
+        "dimy",
+        "--games",
+        "4",
+        "--out",
+        &o,
+        "--json",
+    ];
+    let v = json(&fanorona(&args));
+    assert_eq!(v["games"], 12);
+    let r = v["ratings"].as_array().unwrap();
+    assert_eq!(r.len(), 3);
+    assert_eq!(r[0]["player"], "random");
+    // Random lost everything here, so a player with a finite rating anchors instead.
+    assert_eq!(
+        r.iter().filter(|p| p["elo"] == 0.0).count(),
+        1,
+        "one anchor: {r:?}"
+    );
+    assert!(r[2]["elo"].as_f64().unwrap_or(f64::INFINITY) >= r[1]["elo"].as_f64().unwrap_or(0.0));
+    for p in r {
+        assert_eq!(p["games"], 8);
+        assert!(p["score"].as_f64().is_some());
+    }
+    for f in ["games.jsonl", "results.csv", "ratings.csv", "ratings.json"] {
+        assert!(out.join(f).is_file(), "{f}");
+    }
+    let lines = std::fs::read_to_string(out.join("games.jsonl"))
+        .unwrap()
+        .lines()
+        .count();
+    assert_eq!(lines, 12);
+    // A rerun plays nothing again; more games per pairing plays only the new ones.
+    let v = json(&fanorona(&args));
+    assert_eq!(v["games"], 12);
+    assert_eq!(
+        std::fs::read_to_string(out.join("games.jsonl"))
+            .unwrap()
+            .lines()
+            .count(),
+        12
+    );
+    let mut more = args.to_vec();
+    more[8] = "6";
+    let v = json(&fanorona(&more));
+    assert_eq!(v["games"], 18);
+    // Deterministic players give the same games with the same seed.
+    let out2 = out.join("again");
+    let o2 = out2.display().to_string();
+    fanorona(&[
+        "arena",
+        "--players",
+        "ab:depth=1",
+        "ab:depth=3",
+        "--variant",
+        "dimy",
+        "--games",
+        "4",
+        "--out",
+        &o2,
+        "--json",
+    ]);
+    let games = |p: &std::path::Path| -> Vec<String> {
+        let mut v: Vec<String> = std::fs::read_to_string(p.join("games.jsonl"))
+            .unwrap()
+            .lines()
+            .filter(|l| {
+                l.contains("\"white\":\"ab:depth=1\"") || l.contains("\"white\":\"ab:depth=3\"")
+            })
+            .filter(|l| !l.contains("random"))
+            .map(String::from)
+            .collect();
+        v.sort();
+        v
+    };
+    let first: Vec<String> = games(&out)
+        .into_iter()
+        .filter(|l| {
+            l.contains("| 0\"") || l.contains("| 1\"") || l.contains("| 2\"") || l.contains("| 3\"")
+        })
+        .collect();
+    assert_eq!(first, games(&out2));
+    // The Markdown tables.
+    let o = fanorona(&[
+        "arena",
+        "--players",
+        "random",
+        "ab:depth=1",
+        "--variant",
+        "dimy",
+        "--games",
+        "2",
+        "--out",
+        &o,
+    ]);
+    let text = stdout(&o);
+    assert!(
+        text.contains("| player | opponent | wins | draws | losses | score |"),
+        "{text}"
+    );
+    assert!(
+        text.contains("| player | Elo | 95 % interval | games | score |"),
+        "{text}"
+    );
+    // Bad input.
+    let o = fanorona(&["arena", "--players", "random"]);
+    assert_eq!(o.status.code(), Some(2));
+    let o = fanorona(&["arena", "--players", "random", "ab:depth=x"]);
+    assert_eq!(o.status.code(), Some(2));
+    std::fs::remove_dir_all(&out).ok();
+}
+
+#[test]
+fn arena_gauntlet_over_a_run() {
+    let root = std::env::temp_dir().join(format!("fanorona-gauntlet-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&root);
+    let o = fanorona(&[
+        "train",
+        "--config",
+        &repo_file("configs/smoke.toml"),
+        "--run",
+        "g",
+        "--checkpoints",
+        &root.join("c").display().to_string(),
+        "--experiments",
+        &root.join("e").display().to_string(),
+        "--set",
+        "run.arena_every=0",
+        "--quiet",
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let out = root.join("gauntlet");
+    let v = json(&fanorona(&[
+        "arena",
+        "--gauntlet",
+        &root.join("c/g").display().to_string(),
+        "--vs",
+        "random",
+        "ab:depth=1",
+        "--sims",
+        "4",
+        "--games",
+        "2",
+        "--out",
+        &out.display().to_string(),
+        "--json",
+    ]));
+    assert_eq!(v["games"], 8, "two checkpoints x two opponents x two games");
+    assert!(out.join("ratings.json").is_file());
+    assert!(
+        std::fs::read_to_string(out.join("elo.svg"))
+            .map(|s| s.contains("<svg"))
+            .unwrap_or(false)
+            || v["ratings"][0]["elo"].is_null()
+    );
+    std::fs::remove_dir_all(&root).ok();
+}

@@ -1,0 +1,13 @@
+//! The arena: players named by spec strings play traditional matches (10 games, each of
+//! the 5 openings once by each side as White) in round robins or gauntlets, in parallel,
+//! with results recorded as they finish; Elo by maximum likelihood with 95 % intervals,
+//! SPRT, and reports (Markdown, CSV, JSON, an Elo-against-generation plot).
+#![warn(missing_docs)]
+
+pub mod arena;
+pub mod elo;
+pub mod report;
+pub mod spec;
+
+pub use arena::{ArenaConfig, ArenaError, GameRecord, play_pairings, rate, tally};
+pub use elo::{PairResult, Rating, Sprt, SprtDecision, ratings};

@@ -1,0 +1,178 @@
+//! Reports: Markdown tables, CSV and JSON files, and the Elo-against-generation plot.
+
+use crate::elo::{PairResult, Rating};
+use plotters::prelude::*;
+use std::fmt::Write as _;
+use std::path::Path;
+
+fn fmt_elo(x: f64) -> String {
+    if x.is_infinite() {
+        if x > 0.0 {
+            "+inf".into()
+        } else {
+            "-inf".into()
+        }
+    } else {
+        format!("{x:+.0}")
+    }
+}
+
+/// The results of every pairing as a Markdown table.
+pub fn results_markdown(specs: &[String], results: &[PairResult]) -> String {
+    let mut s = String::from(
+        "| player | opponent | wins | draws | losses | score |\n|---|---|---:|---:|---:|---:|\n",
+    );
+    for r in results {
+        let g = (r.wins + r.draws + r.losses).max(1) as f64;
+        let _ = writeln!(
+            s,
+            "| {} | {} | {} | {} | {} | {:.1} % |",
+            specs[r.a],
+            specs[r.b],
+            r.wins,
+            r.draws,
+            r.losses,
+            100.0 * (r.wins as f64 + 0.5 * r.draws as f64) / g
+        );
+    }
+    s
+}
+
+/// Ratings, best first, as a Markdown table.
+pub fn ratings_markdown(specs: &[String], r: &[Rating], anchor: usize) -> String {
+    let mut order: Vec<usize> = (0..specs.len()).collect();
+    order.sort_by(|&a, &b| r[b].elo.total_cmp(&r[a].elo));
+    let mut s = String::from(
+        "| player | Elo | 95 % interval | games | score |\n|---|---:|---|---:|---:|\n",
+    );
+    for i in order {
+        let x = &r[i];
+        let anchor_note = if i == anchor { " (anchor)" } else { "" };
+        let _ = writeln!(
+            s,
+            "| {}{anchor_note} | {} | [{}, {}] | {} | {:.1} % |",
+            specs[i],
+            fmt_elo(x.elo),
+            fmt_elo(x.low),
+            fmt_elo(x.high),
+            x.games,
+            100.0 * x.score
+        );
+    }
+    s
+}
+
+fn num(x: f64) -> serde_json::Value {
+    if x.is_finite() {
+        serde_json::json!((x * 10.0).round() / 10.0)
+    } else {
+        serde_json::Value::Null
+    }
+}
+
+/// `{"ratings":[{"player","elo","low","high","games","score"}..],"games":N}`; infinite or
+/// open ends are `null`.
+pub fn ratings_json(specs: &[String], r: &[Rating], games: usize) -> serde_json::Value {
+    let list: Vec<serde_json::Value> = specs
+        .iter()
+        .zip(r)
+        .map(|(s, x)| {
+            serde_json::json!({
+                "player": s, "elo": num(x.elo), "low": num(x.low), "high": num(x.high),
+                "games": x.games, "score": if x.score.is_finite() { serde_json::json!(x.score) } else { serde_json::Value::Null },
+            })
+        })
+        .collect();
+    serde_json::json!({"ratings": list, "games": games})
+}
+
+/// Writes `results.csv`, `ratings.csv` and `ratings.json` into `dir`.
+///
+/// # Errors
+/// A file that cannot be written.
+pub fn save(
+    dir: &Path,
+    specs: &[String],
+    results: &[PairResult],
+    r: &[Rating],
+    games: usize,
+) -> std::io::Result<()> {
+    let mut csv = String::from("player,opponent,wins,draws,losses\n");
+    for p in results {
+        let _ = writeln!(
+            csv,
+            "\"{}\",\"{}\",{},{},{}",
+            specs[p.a], specs[p.b], p.wins, p.draws, p.losses
+        );
+    }
+    std::fs::write(dir.join("results.csv"), csv)?;
+    let mut csv = String::from("player,elo,low,high,games,score\n");
+    for (s, x) in specs.iter().zip(r) {
+        let _ = writeln!(
+            csv,
+            "\"{s}\",{},{},{},{},{}",
+            x.elo, x.low, x.high, x.games, x.score
+        );
+    }
+    std::fs::write(dir.join("ratings.csv"), csv)?;
+    std::fs::write(
+        dir.join("ratings.json"),
+        serde_json::to_string_pretty(&ratings_json(specs, r, games))?,
+    )
+}
+
+/// An SVG plot of Elo (with its interval) against training generation.
+///
+/// # Errors
+/// The file cannot be drawn.
+pub fn plot_elo(path: &Path, title: &str, points: &[(u64, f64, f64, f64)]) -> Result<(), String> {
+    let finite: Vec<&(u64, f64, f64, f64)> = points.iter().filter(|p| p.1.is_finite()).collect();
+    if finite.is_empty() {
+        return Err("no finite rating to plot".into());
+    }
+    let x_max = points.iter().map(|p| p.0).max().unwrap_or(1).max(1);
+    let lo = finite
+        .iter()
+        .map(|p| if p.2.is_finite() { p.2 } else { p.1 })
+        .fold(f64::INFINITY, f64::min);
+    let hi = finite
+        .iter()
+        .map(|p| if p.3.is_finite() { p.3 } else { p.1 })
+        .fold(f64::NEG_INFINITY, f64::max);
+    let pad = ((hi - lo) * 0.1).max(20.0);
+    let root = SVGBackend::new(path, (800, 480)).into_drawing_area();
+    root.fill(&WHITE).map_err(|e| e.to_string())?;
+    let mut chart = ChartBuilder::on(&root)
+        .caption(title, ("sans-serif", 22))
+        .margin(15)
+        .x_label_area_size(40)
+        .y_label_area_size(60)
+        .build_cartesian_2d(0u64..x_max + 1, (lo - pad)..(hi + pad))
+        .map_err(|e| e.to_string())?;
+    chart
+        .configure_mesh()
+        .x_desc("generation")
+        .y_desc("Elo")
+        .draw()
+        .map_err(|e| e.to_string())?;
+    chart
+        .draw_series(finite.iter().map(|p| {
+            let (l, h) = (
+                if p.2.is_finite() { p.2 } else { p.1 },
+                if p.3.is_finite() { p.3 } else { p.1 },
+            );
+            PathElement::new(vec![(p.0, l), (p.0, h)], BLUE.mix(0.4))
+        }))
+        .map_err(|e| e.to_string())?;
+    chart
+        .draw_series(LineSeries::new(finite.iter().map(|p| (p.0, p.1)), &BLUE))
+        .map_err(|e| e.to_string())?;
+    chart
+        .draw_series(
+            finite
+                .iter()
+                .map(|p| Circle::new((p.0, p.1), 3, BLUE.filled())),
+        )
+        .map_err(|e| e.to_string())?;
+    root.present().map_err(|e| e.to_string())
+}
