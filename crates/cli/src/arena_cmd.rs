@@ -231,3 +231,54 @@ pub fn arena(a: ArenaArgs) -> Result<()> {
     }
     Ok(())
 }
+
+/// `fanorona plot`.
+#[derive(Args, Debug)]
+pub struct PlotArgs {
+    /// A run's metrics.jsonl.
+    #[arg(long, value_name = "FILE")]
+    pub metrics: PathBuf,
+    /// Tags to draw, e.g. `loss/policy loss/value` or `arena/score`.
+    #[arg(long, num_args = 1.., required = true)]
+    pub tag: Vec<String>,
+    /// The SVG to write.
+    #[arg(long, value_name = "FILE")]
+    pub out: PathBuf,
+    /// Title of the plot.
+    #[arg(long, default_value = "training")]
+    pub title: String,
+}
+
+pub fn plot(a: PlotArgs) -> Result<()> {
+    let text = std::fs::read_to_string(&a.metrics)
+        .map_err(|e| input_err(format!("metrics file `{}`: {e}", a.metrics.display())))?;
+    let mut series: Vec<(String, Vec<(f64, f64)>)> =
+        a.tag.iter().map(|t| (t.clone(), Vec::new())).collect();
+    for (i, line) in text.lines().enumerate() {
+        let Ok(v) = serde_json::from_str::<serde_json::Value>(line) else {
+            eprintln!(
+                "warning: {}:{}: not a metrics line, skipped",
+                a.metrics.display(),
+                i + 1
+            );
+            continue;
+        };
+        if let (Some(tag), Some(step), Some(value)) =
+            (v["tag"].as_str(), v["step"].as_f64(), v["value"].as_f64())
+            && let Some(s) = series.iter_mut().find(|s| s.0 == tag)
+        {
+            s.1.push((step, value));
+        }
+    }
+    if let Some(empty) = series.iter().find(|s| s.1.is_empty()) {
+        return Err(input_err(format!(
+            "no `{}` values in {}",
+            empty.0,
+            a.metrics.display()
+        )));
+    }
+    report::plot_series(&a.out, &a.title, "generation", &series)
+        .map_err(|e| anyhow::anyhow!("plot: {e}"))?;
+    println!("wrote {}", a.out.display());
+    Ok(())
+}

@@ -38,6 +38,8 @@ enum Command {
     Oracle(train_cmd::OracleArgs),
     /// Round robins and gauntlets: traditional matches, Elo with confidence intervals.
     Arena(arena_cmd::ArenaArgs),
+    /// Plot training metrics (metrics.jsonl) as an SVG.
+    Plot(arena_cmd::PlotArgs),
     /// Throughput benchmarks.
     Bench(bench::BenchArgs),
 }
@@ -69,6 +71,7 @@ fn main() -> ExitCode {
         Command::Train(a) => train_cmd::train(a),
         Command::Oracle(a) => train_cmd::oracle(a),
         Command::Arena(a) => arena_cmd::arena(a),
+        Command::Plot(a) => arena_cmd::plot(a),
         Command::Bench(a) => bench::run(a),
     };
     match result {
