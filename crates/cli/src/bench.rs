@@ -32,6 +32,9 @@ pub struct BenchArgs {
     /// One line of JSON.
     #[arg(long)]
     pub json: bool,
+    /// The network's variant (bench nn): the default network of tsivy, dimy or telo.
+    #[arg(long, default_value = "tsivy")]
+    pub variant: Variant,
     /// Games in the batch (bench sim).
     #[arg(long, default_value_t = 1024)]
     pub batch: usize,
@@ -209,15 +212,40 @@ fn ab(a: &BenchArgs) -> Result<()> {
 }
 
 /// Encoded planes of `n` positions from random tsivy games.
-fn sample_planes(n: usize, seed: u64) -> Vec<f32> {
+/// Encoded planes of `n` positions from random games of `variant`.
+fn sample_planes_of(variant: Variant, n: usize, seed: u64) -> Vec<f32> {
+    if variant == Variant::Telo {
+        use fanorona_rules::Game;
+        use fanorona_sim::Encode;
+        let mut rng = SmallRng::seed_from_u64(seed);
+        let per = fanorona_sim::num_planes(variant) * 9;
+        let mut out = vec![0.0; n * per];
+        let mut acts = Vec::new();
+        for i in 0..n {
+            let mut p = fanorona_rules::telo::TeloPosition::start(RuleOptions::default());
+            for _ in 0..rng.random_range(0..8) {
+                p.legal_actions(&mut acts);
+                if acts.is_empty() {
+                    break;
+                }
+                p.apply(acts[rng.random_range(0..acts.len())]);
+            }
+            p.encode(&mut out[i * per..(i + 1) * per]);
+        }
+        return out;
+    }
+    sample_fanorona(variant, n, seed)
+}
+
+fn sample_fanorona(variant: Variant, n: usize, seed: u64) -> Vec<f32> {
     use fanorona_rules::Game;
     use fanorona_sim::Encode;
     let mut rng = SmallRng::seed_from_u64(seed);
-    let per = fanorona_sim::num_planes(Variant::Tsivy) * 45;
+    let per = fanorona_sim::num_planes(variant) * variant.points();
     let mut out = vec![0.0; n * per];
     let mut acts = Vec::new();
     for i in 0..n {
-        let mut p = Position::start(Variant::Tsivy, RuleOptions::default());
+        let mut p = Position::start(variant, RuleOptions::default());
         for _ in 0..rng.random_range(0..60) {
             p.legal_actions(&mut acts);
             if acts.is_empty() {
@@ -243,7 +271,11 @@ fn print_figure(json: bool, what: &str, batch: usize, per_second: f64, unit: &st
 
 /// Raw inference positions/s of the default tsivy network at `batch`.
 fn inference_rate(eval: &fanorona_nn::NetEvaluator, batch: usize, secs: f64) -> f64 {
-    let planes = sample_planes(batch, 1);
+    inference_rate_of(eval, Variant::Tsivy, batch, secs)
+}
+
+fn inference_rate_of(eval: &fanorona_nn::NetEvaluator, variant: Variant, batch: usize, secs: f64) -> f64 {
+    let planes = sample_planes_of(variant, batch, 1);
     let _ = eval.forward_raw(planes.clone(), batch); // warm up
     let t = Instant::now();
     let mut n = 0usize;
@@ -258,24 +290,25 @@ fn nn(a: &BenchArgs) -> Result<()> {
     use fanorona_nn::burn::module::Module;
     use fanorona_nn::{Batch, NetConfig, NetEvaluator, Trainer};
     let device = crate::backend::device();
-    let cfg = NetConfig::for_variant(Variant::Tsivy);
+    let cfg = NetConfig::for_variant(a.variant);
     if !a.json {
         println!(
-            "default tsivy network: {} blocks x {} channels, backend {}",
+            "default {} network: {} blocks x {} channels, backend {}",
+            a.variant,
             cfg.blocks,
             cfg.channels,
             crate::backend::name()
         );
     }
     let net = cfg.init(&device);
-    let eval = NetEvaluator::new(net.valid(), device.clone(), Variant::Tsivy, false, 0);
+    let eval = NetEvaluator::new(net.valid(), device.clone(), a.variant, false, 0);
     for batch in [1, 64, 256] {
-        let rate = inference_rate(&eval, batch, a.seconds);
+        let rate = inference_rate_of(&eval, a.variant, batch, a.seconds);
         print_figure(a.json, "inference", batch, rate, "positions");
     }
     let batch = 256;
     let mut trainer = Trainer::new(net, cfg.clone(), &device, 1e-4);
-    let planes = sample_planes(batch, 2);
+    let planes = sample_planes_of(a.variant, batch, 2);
     let mut policy = vec![0.0; batch * cfg.actions];
     for i in 0..batch {
         policy[i * cfg.actions + (i * 7) % cfg.actions] = 1.0;
