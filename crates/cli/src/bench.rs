@@ -274,7 +274,12 @@ fn inference_rate(eval: &fanorona_nn::NetEvaluator, batch: usize, secs: f64) -> 
     inference_rate_of(eval, Variant::Tsivy, batch, secs)
 }
 
-fn inference_rate_of(eval: &fanorona_nn::NetEvaluator, variant: Variant, batch: usize, secs: f64) -> f64 {
+fn inference_rate_of(
+    eval: &fanorona_nn::NetEvaluator,
+    variant: Variant,
+    batch: usize,
+    secs: f64,
+) -> f64 {
     let planes = sample_planes_of(variant, batch, 1);
     let _ = eval.forward_raw(planes.clone(), batch); // warm up
     let t = Instant::now();
