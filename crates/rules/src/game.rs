@@ -112,11 +112,13 @@ impl Game for Position {
     }
     fn legal_actions(&self, out: &mut Vec<usize>) {
         out.clear();
-        if self.outcome().is_some() {
-            return;
-        }
         let n = self.variant.points();
         self.for_each_action(|a| out.push(action_index(n, a)));
+        // The actions just listed tell whether a turn exists, so the outcome need not
+        // generate the captures a second time (inside a chain the game is never over).
+        if self.chain.is_none() && self.outcome_given(!out.is_empty()).is_some() {
+            out.clear();
+        }
     }
     fn apply(&mut self, action: usize) {
         let a = action_from_index(self.variant.points(), action).expect("action index in range");
