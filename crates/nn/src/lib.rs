@@ -1,6 +1,6 @@
 //! The Fanorona policy/value network on burn 0.22: a residual tower with a policy head
 //! over the variant's actions and a WDL value head; a batched evaluator for MCTS;
-//! checkpoints; the network + MCTS player.
+//! checkpoints; the network + MCTS player; export to ONNX and safetensors.
 //!
 //! The backend is not chosen here: every function takes a `burn::Device`, and the binary
 //! picks it (`Device::flex()` on CPU by default, CUDA or wgpu by cargo feature).
@@ -8,6 +8,7 @@
 
 pub mod checkpoint;
 mod evaluator;
+pub mod export;
 mod net;
 mod player;
 mod train;

@@ -44,6 +44,74 @@ pub const FANORONA_PLANES: usize = 11;
 /// Planes of a telo observation.
 pub const TELO_PLANES: usize = 7;
 
+/// The Fanorona planes in order: a short name and what the plane holds (the table
+/// above; `fanorona export` writes it into `model.json`).
+pub const FANORONA_PLANE_INFO: [(&str, &str); FANORONA_PLANES] = [
+    ("own", "the mover's pieces (1 where one stands)"),
+    ("opponent", "the opponent's pieces"),
+    (
+        "chain_piece",
+        "inside a capture chain: the piece that is capturing; otherwise empty",
+    ),
+    (
+        "visited",
+        "inside a capture chain: the points the chain piece has stood on this turn (it may not return to them)",
+    ),
+    (
+        "last_from",
+        "inside a capture chain: the point the chain piece just left; with chain_piece it gives the last direction, which the next step may not repeat",
+    ),
+    (
+        "quiet",
+        "constant: turns without a capture / the quiet limit (the draw clock; 1 means a draw)",
+    ),
+    (
+        "vela_mover",
+        "constant 1 when the mover is the vela player in the vela phase (its turn is one capture taking one piece)",
+    ),
+    (
+        "vela_opponent",
+        "constant 1 when the opponent is the vela player in the vela phase (the mover may only paika)",
+    ),
+    (
+        "single_capture",
+        "constant 1 when this turn is limited to one capturing step (Black's first turn under reply_chains = false)",
+    ),
+    ("mover_is_white", "constant 1 when the mover is White"),
+    (
+        "ones",
+        "constant 1 (lets the convolutions see the board's edge)",
+    ),
+];
+
+/// The telo planes in order: a short name and what the plane holds.
+pub const TELO_PLANE_INFO: [(&str, &str); TELO_PLANES] = [
+    ("own", "the mover's pieces"),
+    ("opponent", "the opponent's pieces"),
+    (
+        "mover_placing",
+        "constant 1 while the mover still has pieces to place",
+    ),
+    (
+        "opponent_placing",
+        "constant 1 while the opponent still has pieces to place",
+    ),
+    (
+        "quiet",
+        "constant: moves of the moving phase / the quiet limit (1 means a draw)",
+    ),
+    ("mover_is_white", "constant 1 when the mover is White"),
+    ("ones", "constant 1"),
+];
+
+/// The planes of a variant in order: short name and meaning.
+pub fn plane_info(v: Variant) -> &'static [(&'static str, &'static str)] {
+    match v {
+        Variant::Telo => &TELO_PLANE_INFO,
+        _ => &FANORONA_PLANE_INFO,
+    }
+}
+
 /// Number of observation planes of a variant.
 pub const fn num_planes(v: Variant) -> usize {
     match v {

@@ -15,5 +15,8 @@ pub mod encode;
 pub mod symmetry;
 
 pub use batch::{BatchSim, SimError, StepResult};
-pub use encode::{Encode, FANORONA_PLANES, TELO_PLANES, frame_action, num_planes};
+pub use encode::{
+    Encode, FANORONA_PLANE_INFO, FANORONA_PLANES, TELO_PLANE_INFO, TELO_PLANES, frame_action,
+    frame_point, num_planes, plane_info,
+};
 pub use symmetry::{Symmetry, symmetries};

@@ -1,0 +1,577 @@
+//! Export of a trained network for other front ends: an ONNX graph (burn-onnx), the raw
+//! weights as safetensors (named as the ONNX initialisers), and `model.json`, which says
+//! everything a front end needs to encode a position and read the outputs.
+//!
+//! ```text
+//! <out>/
+//!     model.onnx           input `planes` [batch, planes, height, width] f32;
+//!                          outputs `policy_logits` [batch, actions], `wdl_logits` [batch, 3]
+//!     model.safetensors    every initialiser of model.onnx, same names, shapes and values
+//!     model.json           the description ([`ModelDescription`])
+//! ```
+//!
+//! The ONNX file also carries `model.json` in its metadata (key `fanorona.model`), so
+//! that the graph alone is enough.
+
+use crate::checkpoint::{self, CheckpointError, CheckpointMeta, NetShape};
+use crate::net::Net;
+use burn::prelude::*;
+use burn_onnx::export::{AxisSpec, InputSpec, OnnxExporter};
+use fanorona_rules::{Direction, RuleOptions, Variant, num_actions};
+use fanorona_sim::{plane_info, symmetries};
+use protobuf::Message;
+use serde::{Deserialize, Serialize};
+use std::collections::HashMap;
+use std::path::{Path, PathBuf};
+
+/// Version of the exported layout (`model.json`'s `format_version`).
+pub const MODEL_FORMAT: u32 = 1;
+/// Name of the ONNX input.
+pub const INPUT: &str = "planes";
+/// Name of the ONNX policy output.
+pub const POLICY_OUTPUT: &str = "policy_logits";
+/// Name of the ONNX value output.
+pub const WDL_OUTPUT: &str = "wdl_logits";
+/// Metadata key under which the ONNX file carries `model.json`.
+pub const ONNX_METADATA_KEY: &str = "fanorona.model";
+
+/// Which files to write.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Formats {
+    /// `model.onnx`.
+    pub onnx: bool,
+    /// `model.safetensors`.
+    pub safetensors: bool,
+}
+
+impl Formats {
+    /// Both.
+    pub const ALL: Formats = Formats {
+        onnx: true,
+        safetensors: true,
+    };
+}
+
+/// Why an export failed.
+#[derive(Debug, thiserror::Error)]
+pub enum ExportError {
+    /// The checkpoint is missing or damaged.
+    #[error(transparent)]
+    Checkpoint(#[from] CheckpointError),
+    /// burn-onnx could not lower the network.
+    #[error("ONNX export failed: {0}")]
+    Onnx(String),
+    /// The exported graph is not what this module expects (a bug, not bad input).
+    #[error("exported ONNX graph: {0}")]
+    Graph(String),
+    /// The weights could not be written as safetensors.
+    #[error("safetensors: {0}")]
+    Safetensors(String),
+    /// A file could not be written.
+    #[error("`{path}`: {source}")]
+    Io {
+        /// The file or folder.
+        path: PathBuf,
+        /// The error.
+        source: std::io::Error,
+    },
+}
+
+/// What [`export`] wrote.
+#[derive(Debug)]
+pub struct Exported {
+    /// The checkpoint folder it read (a run folder resolves to its latest checkpoint).
+    pub checkpoint: PathBuf,
+    /// The checkpoint's metadata.
+    pub meta: CheckpointMeta,
+    /// The files written, `model.json` last.
+    pub files: Vec<PathBuf>,
+    /// The description written to `model.json`.
+    pub description: ModelDescription,
+}
+
+/// Exports a checkpoint (a checkpoint folder, or a run folder meaning its latest
+/// checkpoint) into `out` (created if needed; files of the same name are replaced).
+///
+/// The network is loaded on `device` and traced on burn-onnx's capture device.
+///
+/// # Errors
+/// A missing or damaged checkpoint; a file that cannot be written.
+pub fn export(
+    checkpoint: &Path,
+    out: &Path,
+    formats: Formats,
+    device: &Device,
+) -> Result<Exported, ExportError> {
+    let (net, meta, dir) = checkpoint::load(checkpoint, device, None, None)?;
+    let description = describe(&meta, formats);
+    let onnx = onnx_model(net, &meta.net, device, Some(&description))?;
+    std::fs::create_dir_all(out).map_err(|source| ExportError::Io {
+        path: out.to_path_buf(),
+        source,
+    })?;
+    let mut files = Vec::new();
+    if formats.onnx {
+        let bytes = onnx
+            .write_to_bytes()
+            .map_err(|e| ExportError::Graph(e.to_string()))?;
+        files.push(write(out, "model.onnx", &bytes)?);
+    }
+    if formats.safetensors {
+        files.push(write(out, "model.safetensors", &safetensors_bytes(&onnx)?)?);
+    }
+    let json = serde_json::to_string_pretty(&description).expect("description serialises");
+    files.push(write(out, "model.json", json.as_bytes())?);
+    Ok(Exported {
+        checkpoint: dir,
+        meta,
+        files,
+        description,
+    })
+}
+
+/// Writes `name` in `dir` through a temporary file and a rename, so that a failed
+/// export never leaves a half-written file under the real name.
+fn write(dir: &Path, name: &str, bytes: &[u8]) -> Result<PathBuf, ExportError> {
+    let path = dir.join(name);
+    let tmp = dir.join(format!(".{name}.tmp"));
+    let io = |source| ExportError::Io {
+        path: path.clone(),
+        source,
+    };
+    std::fs::write(&tmp, bytes).map_err(io)?;
+    std::fs::rename(&tmp, &path).map_err(io)?;
+    Ok(path)
+}
+
+/// The network as an ONNX model with a dynamic batch axis and the stable names
+/// [`INPUT`], [`POLICY_OUTPUT`] and [`WDL_OUTPUT`]. `net` is consumed: burn-onnx's
+/// capture leaves the module it traced unusable.
+///
+/// # Errors
+/// burn-onnx cannot lower the network, or its graph is not the expected one.
+pub fn onnx_model(
+    net: Net,
+    shape: &NetShape,
+    device: &Device,
+    description: Option<&ModelDescription>,
+) -> Result<onnx_ir::ModelProto, ExportError> {
+    let sample =
+        |batch: usize| Tensor::<4>::zeros([batch, shape.planes, shape.height, shape.width], device);
+    let spec = InputSpec::new([
+        AxisSpec::dynamic("batch"),
+        AxisSpec::Static,
+        AxisSpec::Static,
+        AxisSpec::Static,
+    ]);
+    let model = OnnxExporter::new()
+        .export_dynamic(&net, sample(1), sample(2), &[spec], |m: &Net, x| {
+            m.forward(x)
+        })
+        .map_err(|e| ExportError::Onnx(e.to_string()))?;
+    let mut proto = onnx_ir::ModelProto::parse_from_bytes(model.as_bytes())
+        .map_err(|e| ExportError::Graph(e.to_string()))?;
+    name_boundaries(&mut proto)?;
+    proto.producer_name = "fanorona".into();
+    proto.producer_version = env!("CARGO_PKG_VERSION").into();
+    if let Some(d) = description {
+        proto.metadata_props.push(Default::default());
+        let entry = proto.metadata_props.last_mut().expect("just pushed");
+        entry.key = ONNX_METADATA_KEY.into();
+        entry.value = serde_json::to_string(d).expect("description serialises");
+        proto.doc_string = format!(
+            "Fanorona ({}) policy/value network; see the `{ONNX_METADATA_KEY}` metadata",
+            d.variant
+        );
+    }
+    Ok(proto)
+}
+
+/// Renames the graph's input and outputs (generated names such as `tensor_226`) to the
+/// stable ones, everywhere they are referenced.
+fn name_boundaries(proto: &mut onnx_ir::ModelProto) -> Result<(), ExportError> {
+    let graph = proto
+        .graph
+        .as_mut()
+        .ok_or_else(|| ExportError::Graph("no graph".into()))?;
+    let initialisers: std::collections::HashSet<String> =
+        graph.initializer.iter().map(|t| t.name.clone()).collect();
+    let inputs: Vec<usize> = (0..graph.input.len())
+        .filter(|&i| !initialisers.contains(&graph.input[i].name))
+        .collect();
+    if inputs.len() != 1 || graph.output.len() != 2 {
+        return Err(ExportError::Graph(format!(
+            "expected 1 input and 2 outputs, found {} and {}",
+            inputs.len(),
+            graph.output.len()
+        )));
+    }
+    let mut rename: HashMap<String, String> = HashMap::new();
+    rename.insert(graph.input[inputs[0]].name.clone(), INPUT.into());
+    rename.insert(graph.output[0].name.clone(), POLICY_OUTPUT.into());
+    rename.insert(graph.output[1].name.clone(), WDL_OUTPUT.into());
+    let fix = |name: &mut String| {
+        if let Some(n) = rename.get(name.as_str()) {
+            *name = n.clone();
+        }
+    };
+    for v in graph
+        .input
+        .iter_mut()
+        .chain(graph.output.iter_mut())
+        .chain(graph.value_info.iter_mut())
+    {
+        fix(&mut v.name);
+    }
+    for node in graph.node.iter_mut() {
+        node.input.iter_mut().for_each(fix);
+        node.output.iter_mut().for_each(fix);
+    }
+    Ok(())
+}
+
+/// Every initialiser of an ONNX model (the network's weights and batch-norm statistics,
+/// and any constant the graph needs) as a safetensors file, under the same names.
+///
+/// # Errors
+/// An initialiser of a type safetensors cannot hold.
+pub fn safetensors_bytes(proto: &onnx_ir::ModelProto) -> Result<Vec<u8>, ExportError> {
+    let graph = proto
+        .graph
+        .as_ref()
+        .ok_or_else(|| ExportError::Graph("no graph".into()))?;
+    let mut tensors: Vec<(String, safetensors::Dtype, Vec<usize>, Vec<u8>)> = Vec::new();
+    for t in &graph.initializer {
+        let shape: Vec<usize> = t.dims.iter().map(|&d| d as usize).collect();
+        let count: usize = shape.iter().product();
+        let (dtype, size, typed): (_, usize, Vec<u8>) = match t.data_type {
+            1 => (
+                safetensors::Dtype::F32,
+                4,
+                t.float_data.iter().flat_map(|x| x.to_le_bytes()).collect(),
+            ),
+            7 => (
+                safetensors::Dtype::I64,
+                8,
+                t.int64_data.iter().flat_map(|x| x.to_le_bytes()).collect(),
+            ),
+            other => {
+                return Err(ExportError::Safetensors(format!(
+                    "initialiser `{}` has ONNX data type {other}",
+                    t.name
+                )));
+            }
+        };
+        let bytes = if t.raw_data.is_empty() {
+            typed
+        } else {
+            t.raw_data.to_vec()
+        };
+        if bytes.len() != count * size {
+            return Err(ExportError::Safetensors(format!(
+                "initialiser `{}`: {} bytes for shape {shape:?}",
+                t.name,
+                bytes.len()
+            )));
+        }
+        tensors.push((t.name.clone(), dtype, shape, bytes));
+    }
+    let views = tensors
+        .iter()
+        .map(|(name, dtype, shape, bytes)| {
+            safetensors::tensor::TensorView::new(*dtype, shape.clone(), bytes)
+                .map(|v| (name.clone(), v))
+                .map_err(|e| ExportError::Safetensors(format!("`{name}`: {e}")))
+        })
+        .collect::<Result<Vec<_>, _>>()?;
+    let metadata = HashMap::from([("format".to_string(), "fanorona".to_string())]);
+    safetensors::tensor::serialize(views, Some(metadata))
+        .map_err(|e| ExportError::Safetensors(e.to_string()))
+}
+
+/// `model.json`: everything a front end needs besides the rules themselves.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct ModelDescription {
+    /// Always `fanorona-model`.
+    pub format: String,
+    /// [`MODEL_FORMAT`].
+    pub format_version: u32,
+    /// `tsivy`, `dimy` or `telo`.
+    pub variant: String,
+    /// The board and how points are numbered.
+    pub board: Board,
+    /// The files beside this one.
+    pub files: Files,
+    /// The ONNX input.
+    pub input: TensorSpec,
+    /// The ONNX outputs: policy logits, then WDL logits.
+    pub outputs: Vec<TensorSpec>,
+    /// How the board is turned for the player to move.
+    pub frame: String,
+    /// The observation planes, in order.
+    pub planes: Vec<Plane>,
+    /// How a policy index maps to a move.
+    pub actions: Actions,
+    /// How to read the value head.
+    pub value: Value,
+    /// The board's symmetries (for averaging over them or augmenting data).
+    pub symmetries: Vec<SymmetryTable>,
+    /// The network's shape.
+    pub net: NetShape,
+    /// The checkpoint it came from.
+    pub source: Source,
+}
+
+/// The board.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Board {
+    /// Columns (`a`.. from the left).
+    pub width: usize,
+    /// Rows (`1`.. from the bottom, White's side).
+    pub height: usize,
+    /// `width * height`.
+    pub points: usize,
+    /// How a point is numbered.
+    pub point_index: String,
+    /// Which points have diagonal lines.
+    pub diagonals: String,
+}
+
+/// File names.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Files {
+    /// The ONNX graph, if exported.
+    pub onnx: Option<String>,
+    /// The safetensors weights, if exported.
+    pub safetensors: Option<String>,
+}
+
+/// A named tensor with its shape (`"batch"` for the dynamic axis).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct TensorSpec {
+    /// Its name in the ONNX graph.
+    pub name: String,
+    /// Its shape; the batch axis is the string `batch`.
+    pub shape: Vec<serde_json::Value>,
+    /// Element type.
+    pub dtype: String,
+    /// What it holds.
+    pub meaning: String,
+}
+
+/// One observation plane.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Plane {
+    /// Index in the input's second axis.
+    pub index: usize,
+    /// Short name.
+    pub name: String,
+    /// What it holds.
+    pub meaning: String,
+}
+
+/// The action space.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Actions {
+    /// Size of the policy output.
+    pub count: usize,
+    /// The index formula, in words.
+    pub encoding: String,
+    /// The eight directions in index order, with `(dx, dy)` (`dy = 1` towards row 5).
+    pub directions: Vec<DirectionSpec>,
+    /// The step kinds in index order (Fanorona variants; empty for telo).
+    pub kinds: Vec<String>,
+    /// The index of `end turn` (stop a capture chain), if the variant has one.
+    pub end_turn: Option<usize>,
+    /// How to turn an index into a move of the real board.
+    pub legality: String,
+}
+
+/// A direction.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct DirectionSpec {
+    /// Its index.
+    pub index: usize,
+    /// `N`, `NE`, ...
+    pub name: String,
+    /// Column change.
+    pub dx: i32,
+    /// Row change (`+1` towards the top row).
+    pub dy: i32,
+}
+
+/// The value head.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Value {
+    /// `["win", "draw", "loss"]`.
+    pub order: Vec<String>,
+    /// From whose side.
+    pub perspective: String,
+    /// How to get probabilities and a scalar.
+    pub reading: String,
+}
+
+/// One symmetry as permutation tables.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct SymmetryTable {
+    /// Its name.
+    pub name: String,
+    /// Image of each point (`points[p]`).
+    pub points: Vec<usize>,
+    /// Image of each direction.
+    pub directions: Vec<usize>,
+}
+
+/// Where the network came from.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Source {
+    /// The training run, if known.
+    pub run: Option<String>,
+    /// Training generation.
+    pub generation: u64,
+    /// Optimizer steps.
+    pub step: u64,
+    /// The quiet limit the `quiet` plane is divided by (the rules' default).
+    pub quiet_limit: u16,
+}
+
+/// The description of a checkpoint's network, as written to `model.json`.
+pub fn describe(meta: &CheckpointMeta, formats: Formats) -> ModelDescription {
+    let variant: Variant = meta
+        .variant
+        .parse()
+        .expect("checked when the meta was read");
+    let (w, h, n) = (variant.width(), variant.height(), variant.points());
+    let telo = variant == Variant::Telo;
+    let batch = serde_json::Value::from("batch");
+    let rules = RuleOptions::default();
+    let directions = Direction::ALL
+        .iter()
+        .map(|d| DirectionSpec {
+            index: d.index(),
+            name: format!("{d:?}"),
+            dx: d.delta().0,
+            dy: d.delta().1,
+        })
+        .collect();
+    let actions = if telo {
+        Actions {
+            count: num_actions(variant),
+            encoding: "index < 9: place a piece on point `index` (placing phase); \
+                       index >= 9: index = 9 + origin * 8 + direction, move the piece on \
+                       `origin` one point in `direction` (moving phase)"
+                .into(),
+            directions,
+            kinds: Vec::new(),
+            end_turn: None,
+            legality: "indices are in the mover's frame (see `frame`); only the moves the \
+                       rules allow are legal: set every other logit to -infinity before \
+                       the softmax"
+                .into(),
+        }
+    } else {
+        Actions {
+            count: num_actions(variant),
+            encoding: format!(
+                "index = (origin * 8 + direction) * 3 + kind for one step of a piece from \
+                 `origin` to the neighbouring point in `direction`; index {} = end turn \
+                 (stop a capture chain). A turn is played step by step: a capture chain is \
+                 one action per capture, by the same piece, until end turn or no capture \
+                 remains",
+                n * 24
+            ),
+            directions,
+            kinds: ["paika", "approach", "withdrawal"].map(String::from).into(),
+            end_turn: Some(n * 24),
+            legality: "indices are in the mover's frame (see `frame`); only the steps the \
+                       rules allow now are legal (mandatory capture, chain rules): set every \
+                       other logit to -infinity before the softmax"
+                .into(),
+        }
+    };
+    ModelDescription {
+        format: "fanorona-model".into(),
+        format_version: MODEL_FORMAT,
+        variant: variant.name().into(),
+        board: Board {
+            width: w,
+            height: h,
+            points: n,
+            point_index: "p = y * width + x, x = 0 the left column (a), y = 0 the bottom \
+                          row (1), where White starts"
+                .into(),
+            diagonals: if telo {
+                "every point: lines run along rows, columns and both long diagonals".into()
+            } else {
+                "points with x + y even have diagonal lines".into()
+            },
+        },
+        files: Files {
+            onnx: formats.onnx.then(|| "model.onnx".into()),
+            safetensors: formats.safetensors.then(|| "model.safetensors".into()),
+        },
+        input: TensorSpec {
+            name: INPUT.into(),
+            shape: vec![batch.clone(), meta.net.planes.into(), h.into(), w.into()],
+            dtype: "float32".into(),
+            meaning: "observation planes [batch, plane, y, x] in the mover's frame".into(),
+        },
+        outputs: vec![
+            TensorSpec {
+                name: POLICY_OUTPUT.into(),
+                shape: vec![batch.clone(), meta.net.actions.into()],
+                dtype: "float32".into(),
+                meaning: "policy logits over the action indices, in the mover's frame".into(),
+            },
+            TensorSpec {
+                name: WDL_OUTPUT.into(),
+                shape: vec![batch, 3.into()],
+                dtype: "float32".into(),
+                meaning: "value logits (win, draw, loss) for the player to move".into(),
+            },
+        ],
+        frame: "the network sees the board from the player to move: for White as it is, \
+                for Black turned 180 degrees (point p becomes points - 1 - p, each \
+                direction its opposite, index + 4 mod 8). Turn the planes before running \
+                the model and turn the policy's moves back (the map is its own inverse)"
+            .into(),
+        planes: plane_info(variant)
+            .iter()
+            .enumerate()
+            .map(|(index, (name, meaning))| Plane {
+                index,
+                name: (*name).into(),
+                meaning: (*meaning).into(),
+            })
+            .collect(),
+        actions,
+        value: Value {
+            order: ["win", "draw", "loss"].map(String::from).into(),
+            perspective: "the player to move".into(),
+            reading: "softmax of wdl_logits gives the probabilities; win - loss is a \
+                      scalar value in [-1, 1]"
+                .into(),
+        },
+        symmetries: symmetries(variant)
+            .iter()
+            .map(|s| SymmetryTable {
+                name: s.name().into(),
+                points: (0..n)
+                    .map(|p| s.point(fanorona_rules::Point(p as u8)).index())
+                    .collect(),
+                directions: Direction::ALL.iter().map(|&d| s.dir(d).index()).collect(),
+            })
+            .collect(),
+        net: meta.net,
+        source: Source {
+            run: meta.run.clone(),
+            generation: meta.generation,
+            step: meta.step,
+            quiet_limit: if telo {
+                rules.telo_quiet_limit()
+            } else {
+                rules.fanorona_quiet_limit()
+            },
+        },
+    }
+}

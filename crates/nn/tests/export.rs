@@ -1,0 +1,284 @@
+//! Export: the ONNX file, run by a pure-Rust runtime (tract), gives burn's outputs on
+//! random positions; the safetensors file holds the ONNX initialisers; `model.json`
+//! describes the encoding; bad checkpoints are refused with a message.
+
+use burn::prelude::*;
+use fanorona_nn::checkpoint::{self, CheckpointMeta, FORMAT, NetShape};
+use fanorona_nn::export::{self, ExportError, Formats, ModelDescription};
+use fanorona_nn::{Batch, CheckpointError, Net, NetConfig, NetEvaluator, Trainer};
+use fanorona_rules::telo::TeloPosition;
+use fanorona_rules::{Position, RuleOptions, Variant, num_actions};
+use fanorona_sim::{Encode, num_planes};
+use rand::rngs::SmallRng;
+use rand::{RngExt, SeedableRng};
+use std::path::{Path, PathBuf};
+use tract_onnx::prelude::*;
+
+fn tmpdir(name: &str) -> PathBuf {
+    let d = std::env::temp_dir().join(format!("fanorona-export-{name}-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&d);
+    std::fs::create_dir_all(&d).unwrap();
+    d
+}
+
+/// Observations of `n` positions met in random games from the start.
+fn random_planes<G: Encode>(start: G, n: usize, seed: u64) -> Vec<f32> {
+    let mut rng = SmallRng::seed_from_u64(seed);
+    let size = num_planes(start.variant()) * start.variant().points();
+    let mut out = vec![0.0; n * size];
+    let mut g = start.clone();
+    let mut legal = Vec::new();
+    for chunk in out.chunks_exact_mut(size) {
+        g.legal_actions(&mut legal);
+        if legal.is_empty() {
+            g = start.clone();
+            g.legal_actions(&mut legal);
+        }
+        g.encode(chunk);
+        g.apply(legal[rng.random_range(0..legal.len())]);
+    }
+    out
+}
+
+/// A small network after a few training steps on random targets, so that the weights
+/// and the batch-norm statistics are not their initial values, saved as a checkpoint.
+fn trained_checkpoint(v: Variant, root: &Path, planes: &[f32]) -> (PathBuf, NetConfig) {
+    let device = Device::flex();
+    let cfg = NetConfig::for_variant(v).with_blocks(2).with_channels(8);
+    let mut t = Trainer::new(cfg.init(&device), cfg.clone(), &device, 1e-4);
+    let size = cfg.planes * cfg.height * cfg.width;
+    let n = 32.min(planes.len() / size);
+    let mut rng = SmallRng::seed_from_u64(5);
+    let mut policy = vec![0.0; n * cfg.actions];
+    for row in policy.chunks_exact_mut(cfg.actions) {
+        row[rng.random_range(0..cfg.actions)] = 1.0;
+    }
+    let wdl = (0..n).flat_map(|i| [[1.0, 0.0, 0.0], [0.0, 1.0, 0.0], [0.0, 0.0, 1.0]][i % 3]);
+    let batch = Batch {
+        planes: planes[..n * size].to_vec(),
+        policy,
+        wdl: wdl.collect(),
+        n,
+    };
+    for _ in 0..3 {
+        t.step(&batch, 1e-2);
+    }
+    let dir = root.join("run").join("00003");
+    let meta = CheckpointMeta {
+        format: FORMAT,
+        variant: v.name().into(),
+        net: NetShape::from(&cfg),
+        generation: 3,
+        step: 3,
+        run: Some("export-test".into()),
+    };
+    checkpoint::save(&dir, &t.inference_net(), None, &meta).unwrap();
+    (dir, cfg)
+}
+
+/// Runs the ONNX file with tract on `n` observations.
+fn run_tract(path: &Path, planes: &[f32], n: usize, cfg: &NetConfig) -> (Vec<f32>, Vec<f32>) {
+    let model = tract_onnx::onnx()
+        .model_for_path(path)
+        .unwrap()
+        .into_optimized()
+        .unwrap()
+        .into_runnable()
+        .unwrap();
+    let input =
+        tract_onnx::prelude::Tensor::from_shape(&[n, cfg.planes, cfg.height, cfg.width], planes)
+            .unwrap();
+    let out = model.run(tvec!(input.into())).unwrap();
+    let policy = out[0].to_plain_array_view::<f32>().unwrap();
+    let wdl = out[1].to_plain_array_view::<f32>().unwrap();
+    assert_eq!(policy.shape(), &[n, cfg.actions]);
+    assert_eq!(wdl.shape(), &[n, 3]);
+    (
+        policy.iter().copied().collect(),
+        wdl.iter().copied().collect(),
+    )
+}
+
+fn max_diff(a: &[f32], b: &[f32]) -> f32 {
+    assert_eq!(a.len(), b.len());
+    a.iter()
+        .zip(b)
+        .map(|(x, y)| (x - y).abs())
+        .fold(0.0, f32::max)
+}
+
+fn check_variant<G: Encode>(start: G, n: usize) {
+    let v = start.variant();
+    let root = tmpdir(v.name());
+    let planes = random_planes(start, n, 11);
+    let (ckpt, cfg) = trained_checkpoint(v, &root, &planes);
+    let out = root.join("export");
+    // The run folder resolves to its latest checkpoint.
+    let done = export::export(&root.join("run"), &out, Formats::ALL, &Device::flex()).unwrap();
+    assert_eq!(done.checkpoint, ckpt);
+    for f in ["model.onnx", "model.safetensors", "model.json"] {
+        assert!(out.join(f).is_file(), "{f}");
+    }
+
+    // tract runs the graph, at the batch size of the test and at batch 1 (dynamic axis).
+    let (net, _, _) = checkpoint::load(&ckpt, &Device::flex(), Some(v), Some(&cfg)).unwrap();
+    let e = NetEvaluator::new(net, Device::flex(), v, false, 0);
+    let (bp, bw) = e.forward_raw(planes.clone(), n);
+    let (tp, tw) = run_tract(&out.join("model.onnx"), &planes, n, &cfg);
+    let (dp, dw) = (max_diff(&bp, &tp), max_diff(&bw, &tw));
+    eprintln!("{v}: {n} positions, max |burn - tract|: policy {dp:e}, wdl {dw:e}");
+    assert!(dp < 1e-4 && dw < 1e-4, "policy {dp}, wdl {dw}");
+    let size = cfg.planes * cfg.height * cfg.width;
+    let (p1, w1) = run_tract(&out.join("model.onnx"), &planes[..size], 1, &cfg);
+    assert!(max_diff(&p1, &bp[..cfg.actions]) < 1e-4);
+    assert!(max_diff(&w1, &bw[..3]) < 1e-4);
+
+    // The graph's boundary names, and model.json carried in its metadata.
+    let proto = {
+        use protobuf::Message;
+        let bytes = std::fs::read(out.join("model.onnx")).unwrap();
+        onnx_ir::ModelProto::parse_from_bytes(&bytes).unwrap()
+    };
+    let graph = proto.graph.as_ref().unwrap();
+    let inits: Vec<&str> = graph.initializer.iter().map(|t| t.name.as_str()).collect();
+    let inputs: Vec<&str> = graph
+        .input
+        .iter()
+        .map(|i| i.name.as_str())
+        .filter(|n| !inits.contains(n))
+        .collect();
+    let outputs: Vec<&str> = graph.output.iter().map(|o| o.name.as_str()).collect();
+    assert_eq!(inputs, ["planes"]);
+    assert_eq!(outputs, ["policy_logits", "wdl_logits"]);
+    let json = std::fs::read_to_string(out.join("model.json")).unwrap();
+    let desc: ModelDescription = serde_json::from_str(&json).unwrap();
+    let meta = proto
+        .metadata_props
+        .iter()
+        .find(|p| p.key == export::ONNX_METADATA_KEY)
+        .expect("model.json in the ONNX metadata");
+    assert_eq!(
+        serde_json::from_str::<ModelDescription>(&meta.value).unwrap(),
+        desc
+    );
+
+    // The description matches the network and the encoders.
+    assert_eq!(desc.variant, v.name());
+    assert_eq!(desc.planes.len(), num_planes(v));
+    assert_eq!(desc.input.shape[1], cfg.planes);
+    assert_eq!(desc.actions.count, num_actions(v));
+    assert_eq!(desc.outputs[0].shape[1], num_actions(v));
+    assert_eq!(desc.value.order, ["win", "draw", "loss"]);
+    assert_eq!(desc.source.generation, 3);
+    assert_eq!(desc.source.run.as_deref(), Some("export-test"));
+    assert_eq!(desc.net, NetShape::from(&cfg));
+    assert_eq!(desc.symmetries[0].name, "identity");
+    assert_eq!(
+        desc.symmetries.len(),
+        if v == Variant::Tsivy { 4 } else { 8 }
+    );
+
+    // Every initialiser is in the safetensors file with the same shape and bytes.
+    let st_bytes = std::fs::read(out.join("model.safetensors")).unwrap();
+    let st = safetensors::SafeTensors::deserialize(&st_bytes).unwrap();
+    assert_eq!(st.len(), graph.initializer.len());
+    for t in &graph.initializer {
+        let view = st.tensor(&t.name).unwrap();
+        let dims: Vec<usize> = t.dims.iter().map(|&d| d as usize).collect();
+        assert_eq!(view.shape(), dims.as_slice(), "{}", t.name);
+        let raw: Vec<u8> = if t.raw_data.is_empty() {
+            t.float_data.iter().flat_map(|x| x.to_le_bytes()).collect()
+        } else {
+            t.raw_data.to_vec()
+        };
+        if !raw.is_empty() {
+            assert_eq!(view.data(), raw.as_slice(), "{}", t.name);
+        }
+    }
+    // The weights proper are there under their module paths.
+    assert!(st.names().iter().any(|n| n.starts_with("stem.")));
+    std::fs::remove_dir_all(&root).ok();
+}
+
+#[test]
+fn dimy_export_matches_burn() {
+    check_variant(Position::start(Variant::Dimy, RuleOptions::default()), 300);
+}
+
+#[test]
+fn tsivy_export_matches_burn() {
+    check_variant(Position::start(Variant::Tsivy, RuleOptions::default()), 200);
+}
+
+#[test]
+fn telo_export_matches_burn() {
+    check_variant(TeloPosition::start(RuleOptions::default()), 100);
+}
+
+#[test]
+fn only_the_formats_asked_for_are_written() {
+    let root = tmpdir("formats");
+    let planes = random_planes(Position::start(Variant::Dimy, RuleOptions::default()), 8, 1);
+    let (ckpt, _) = trained_checkpoint(Variant::Dimy, &root, &planes);
+    let out = root.join("st");
+    let formats = Formats {
+        onnx: false,
+        safetensors: true,
+    };
+    let done = export::export(&ckpt, &out, formats, &Device::flex()).unwrap();
+    assert_eq!(done.files.len(), 2);
+    assert!(!out.join("model.onnx").exists());
+    assert_eq!(done.description.files.onnx, None);
+    std::fs::remove_dir_all(&root).ok();
+}
+
+#[test]
+fn bad_checkpoints_are_refused_with_a_message() {
+    let root = tmpdir("bad");
+    let out = root.join("out");
+    let device = Device::flex();
+    // Missing.
+    let e = export::export(&root.join("nowhere"), &out, Formats::ALL, &device).unwrap_err();
+    assert!(
+        matches!(e, ExportError::Checkpoint(CheckpointError::Io { .. })),
+        "{e}"
+    );
+    assert!(e.to_string().contains("nowhere"), "{e}");
+    // A folder with no checkpoint.
+    let e = export::export(&root, &out, Formats::ALL, &device).unwrap_err();
+    assert!(
+        matches!(e, ExportError::Checkpoint(CheckpointError::NotFound(_))),
+        "{e}"
+    );
+    // Damaged weights, then damaged metadata.
+    let cfg = NetConfig::for_variant(Variant::Dimy)
+        .with_blocks(1)
+        .with_channels(8);
+    let net: Net = cfg.init(&device);
+    let dir = root.join("00001");
+    let meta = CheckpointMeta {
+        format: FORMAT,
+        variant: "dimy".into(),
+        net: NetShape::from(&cfg),
+        generation: 1,
+        step: 0,
+        run: None,
+    };
+    checkpoint::save(&dir, &net, None, &meta).unwrap();
+    let model = std::fs::read(dir.join("model.bpk")).unwrap();
+    std::fs::write(dir.join("model.bpk"), &model[..model.len() / 2]).unwrap();
+    let e = export::export(&dir, &out, Formats::ALL, &device).unwrap_err();
+    assert!(
+        matches!(e, ExportError::Checkpoint(CheckpointError::Weights { .. })),
+        "{e}"
+    );
+    assert!(e.to_string().contains("model.bpk"), "{e}");
+    std::fs::write(dir.join("meta.json"), b"{\"format\": 1").unwrap();
+    let e = export::export(&dir, &out, Formats::ALL, &device).unwrap_err();
+    assert!(
+        matches!(e, ExportError::Checkpoint(CheckpointError::Meta { .. })),
+        "{e}"
+    );
+    assert!(!out.join("model.onnx").exists(), "nothing written");
+    std::fs::remove_dir_all(&root).ok();
+}
