@@ -5,6 +5,7 @@ mod arena_cmd;
 mod backend;
 mod bench;
 mod engine;
+mod export_cmd;
 mod play;
 mod rules_cmds;
 mod train_cmd;
@@ -38,6 +39,8 @@ enum Command {
     Oracle(train_cmd::OracleArgs),
     /// Round robins and gauntlets: traditional matches, Elo with confidence intervals.
     Arena(arena_cmd::ArenaArgs),
+    /// Export a checkpoint for other front ends: ONNX, safetensors and model.json.
+    Export(export_cmd::ExportArgs),
     /// Plot training metrics (metrics.jsonl) as an SVG.
     Plot(arena_cmd::PlotArgs),
     /// Throughput benchmarks.
@@ -72,6 +75,7 @@ fn main() -> ExitCode {
         Command::Oracle(a) => train_cmd::oracle(a),
         Command::Arena(a) => arena_cmd::arena(a),
         Command::Plot(a) => arena_cmd::plot(a),
+        Command::Export(a) => export_cmd::export(a),
         Command::Bench(a) => bench::run(a),
     };
     match result {

@@ -852,3 +852,99 @@ fn arena_gauntlet_over_a_run() {
     );
     std::fs::remove_dir_all(&root).ok();
 }
+
+#[test]
+fn export_writes_the_model_files_and_refuses_bad_checkpoints() {
+    let root = std::env::temp_dir().join(format!("fanorona-export-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&root);
+    let o = fanorona(&[
+        "train",
+        "--config",
+        &repo_file("configs/smoke.toml"),
+        "--run",
+        "x",
+        "--checkpoints",
+        &root.join("c").display().to_string(),
+        "--experiments",
+        &root.join("e").display().to_string(),
+        "--set",
+        "run.arena_every=0",
+        "--quiet",
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    // A run folder means its latest checkpoint.
+    let out = root.join("out");
+    let v = json(&fanorona(&[
+        "export",
+        "--checkpoint",
+        &root.join("c/x").display().to_string(),
+        "--out",
+        &out.display().to_string(),
+        "--reference",
+        "20",
+        "--json",
+    ]));
+    assert_eq!(v["variant"], "dimy");
+    assert_eq!(v["generation"], 2);
+    assert_eq!(v["run"], "x");
+    assert!(v["checkpoint"].as_str().unwrap().ends_with("00002"));
+    assert_eq!(v["files"].as_array().unwrap().len(), 4);
+    for f in [
+        "model.onnx",
+        "model.safetensors",
+        "model.json",
+        "reference.json",
+    ] {
+        assert!(out.join(f).is_file(), "{f}");
+    }
+    let desc: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(out.join("model.json")).unwrap()).unwrap();
+    assert_eq!(desc["input"]["name"], "planes");
+    assert_eq!(desc["actions"]["end_turn"], 600);
+    let reference: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(out.join("reference.json")).unwrap())
+            .unwrap();
+    assert_eq!(reference["cases"].as_array().unwrap().len(), 20);
+    // DESIGN.md's form: one ONNX file, its description beside it.
+    let file = root.join("nets/dimy.onnx");
+    let o = fanorona(&[
+        "export",
+        "--checkpoint",
+        &root.join("c/x/00001").display().to_string(),
+        "--onnx",
+        &file.display().to_string(),
+        "--reference",
+        "0",
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert!(file.is_file() && root.join("nets/dimy.json").is_file());
+    assert!(!root.join("nets/dimy.reference.json").exists());
+    // Missing and damaged checkpoints: exit 2, the path named, nothing written.
+    let bad = root.join("bad");
+    let o = fanorona(&[
+        "export",
+        "--checkpoint",
+        &root.join("c/none").display().to_string(),
+        "--out",
+        &bad.display().to_string(),
+    ]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(stderr(&o).contains("c/none"), "{}", stderr(&o));
+    let model = root.join("c/x/00002/model.bpk");
+    let bytes = std::fs::read(&model).unwrap();
+    std::fs::write(&model, &bytes[..bytes.len() / 3]).unwrap();
+    let o = fanorona(&[
+        "export",
+        "--checkpoint",
+        &root.join("c/x").display().to_string(),
+        "--out",
+        &bad.display().to_string(),
+    ]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(stderr(&o).contains("model.bpk"), "{}", stderr(&o));
+    assert!(!bad.exists());
+    // Neither --out nor --onnx: a usage error.
+    let o = fanorona(&["export", "--checkpoint", "x"]);
+    assert_eq!(o.status.code(), Some(2));
+    std::fs::remove_dir_all(&root).ok();
+}

@@ -90,8 +90,55 @@ pub struct Exported {
     pub description: ModelDescription,
 }
 
+/// Where [`export`] writes.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Targets {
+    /// The ONNX file, if wanted.
+    pub onnx: Option<PathBuf>,
+    /// The safetensors file, if wanted.
+    pub safetensors: Option<PathBuf>,
+    /// The description (always written).
+    pub json: PathBuf,
+    /// Test vectors for front ends ([`ReferenceCase`]): the file and how many positions.
+    pub reference: Option<(PathBuf, usize)>,
+}
+
+impl Targets {
+    /// `model.onnx`, `model.safetensors` (as `formats` asks) and `model.json` in `dir`.
+    pub fn folder(dir: &Path, formats: Formats) -> Targets {
+        Targets {
+            onnx: formats.onnx.then(|| dir.join("model.onnx")),
+            safetensors: formats.safetensors.then(|| dir.join("model.safetensors")),
+            json: dir.join("model.json"),
+            reference: None,
+        }
+    }
+    /// One ONNX file, with its description beside it (`net.onnx` and `net.json`).
+    pub fn onnx_file(file: &Path) -> Targets {
+        Targets {
+            onnx: Some(file.to_path_buf()),
+            safetensors: None,
+            json: file.with_extension("json"),
+            reference: None,
+        }
+    }
+    /// Also `n` test vectors, beside the description (`reference.json` for a folder,
+    /// `net.reference.json` for `net.onnx`); `n = 0` writes none.
+    pub fn with_reference(mut self, n: usize) -> Targets {
+        self.reference = (n > 0).then(|| {
+            let name = match self.json.file_stem().and_then(|s| s.to_str()) {
+                Some("model") | None => "reference.json".to_string(),
+                Some(stem) => format!("{stem}.reference.json"),
+            };
+            (self.json.with_file_name(name), n)
+        });
+        self
+    }
+}
+
 /// Exports a checkpoint (a checkpoint folder, or a run folder meaning its latest
-/// checkpoint) into `out` (created if needed; files of the same name are replaced).
+/// checkpoint) to `targets` (folders are created; files of the same name are replaced,
+/// each through a temporary file and a rename).
 ///
 /// The network is loaded on `device` and traced on burn-onnx's capture device.
 ///
@@ -99,29 +146,41 @@ pub struct Exported {
 /// A missing or damaged checkpoint; a file that cannot be written.
 pub fn export(
     checkpoint: &Path,
-    out: &Path,
-    formats: Formats,
+    targets: &Targets,
     device: &Device,
 ) -> Result<Exported, ExportError> {
     let (net, meta, dir) = checkpoint::load(checkpoint, device, None, None)?;
-    let description = describe(&meta, formats);
+    let variant: Variant = meta
+        .variant
+        .parse()
+        .expect("checked when the meta was read");
+    // The exporter leaves the module it traces unusable: the test vectors come first.
+    let cases = targets
+        .reference
+        .as_ref()
+        .map(|(_, n)| reference_cases(net.clone(), variant, *n, 1, device));
+    let description = describe(&meta, targets);
     let onnx = onnx_model(net, &meta.net, device, Some(&description))?;
-    std::fs::create_dir_all(out).map_err(|source| ExportError::Io {
-        path: out.to_path_buf(),
-        source,
-    })?;
     let mut files = Vec::new();
-    if formats.onnx {
+    if let Some(path) = &targets.onnx {
         let bytes = onnx
             .write_to_bytes()
             .map_err(|e| ExportError::Graph(e.to_string()))?;
-        files.push(write(out, "model.onnx", &bytes)?);
+        files.push(write(path, &bytes)?);
     }
-    if formats.safetensors {
-        files.push(write(out, "model.safetensors", &safetensors_bytes(&onnx)?)?);
+    if let Some(path) = &targets.safetensors {
+        files.push(write(path, &safetensors_bytes(&onnx)?)?);
+    }
+    if let (Some((path, _)), Some(cases)) = (&targets.reference, cases) {
+        let text = serde_json::to_string(&Reference {
+            variant: variant.name().into(),
+            cases,
+        })
+        .expect("test vectors serialise");
+        files.push(write(path, text.as_bytes())?);
     }
     let json = serde_json::to_string_pretty(&description).expect("description serialises");
-    files.push(write(out, "model.json", json.as_bytes())?);
+    files.push(write(&targets.json, json.as_bytes())?);
     Ok(Exported {
         checkpoint: dir,
         meta,
@@ -130,18 +189,21 @@ pub fn export(
     })
 }
 
-/// Writes `name` in `dir` through a temporary file and a rename, so that a failed
-/// export never leaves a half-written file under the real name.
-fn write(dir: &Path, name: &str, bytes: &[u8]) -> Result<PathBuf, ExportError> {
-    let path = dir.join(name);
-    let tmp = dir.join(format!(".{name}.tmp"));
+/// Writes `path` through a temporary file and a rename, so that a failed export never
+/// leaves a half-written file under the real name.
+fn write(path: &Path, bytes: &[u8]) -> Result<PathBuf, ExportError> {
     let io = |source| ExportError::Io {
-        path: path.clone(),
+        path: path.to_path_buf(),
         source,
     };
+    if let Some(parent) = path.parent().filter(|p| !p.as_os_str().is_empty()) {
+        std::fs::create_dir_all(parent).map_err(io)?;
+    }
+    let name = path.file_name().unwrap_or_default().to_string_lossy();
+    let tmp = path.with_file_name(format!(".{name}.tmp"));
     std::fs::write(&tmp, bytes).map_err(io)?;
-    std::fs::rename(&tmp, &path).map_err(io)?;
-    Ok(path)
+    std::fs::rename(&tmp, path).map_err(io)?;
+    Ok(path.to_path_buf())
 }
 
 /// The network as an ONNX model with a dynamic batch axis and the stable names
@@ -230,8 +292,10 @@ fn name_boundaries(proto: &mut onnx_ir::ModelProto) -> Result<(), ExportError> {
     Ok(())
 }
 
-/// Every initialiser of an ONNX model (the network's weights and batch-norm statistics,
-/// and any constant the graph needs) as a safetensors file, under the same names.
+/// The float initialisers of an ONNX model (the network's weights and batch-norm
+/// statistics, named by module path: `stem.conv.weight`, `blocks.0.a.bn.running_mean`,
+/// ...) as a safetensors file, under the same names. Integer initialisers (the shapes
+/// the graph's reshapes use) are left out: they are part of the graph, not weights.
 ///
 /// # Errors
 /// An initialiser of a type safetensors cannot hold.
@@ -250,11 +314,7 @@ pub fn safetensors_bytes(proto: &onnx_ir::ModelProto) -> Result<Vec<u8>, ExportE
                 4,
                 t.float_data.iter().flat_map(|x| x.to_le_bytes()).collect(),
             ),
-            7 => (
-                safetensors::Dtype::I64,
-                8,
-                t.int64_data.iter().flat_map(|x| x.to_le_bytes()).collect(),
-            ),
+            6 | 7 => continue,
             other => {
                 return Err(ExportError::Safetensors(format!(
                     "initialiser `{}` has ONNX data type {other}",
@@ -289,6 +349,116 @@ pub fn safetensors_bytes(proto: &onnx_ir::ModelProto) -> Result<Vec<u8>, ExportE
         .map_err(|e| ExportError::Safetensors(e.to_string()))
 }
 
+/// Test vectors: positions with what this project computes for them, so that a front
+/// end can check its encoder, its runtime and its masking.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Reference {
+    /// The variant.
+    pub variant: String,
+    /// The positions.
+    pub cases: Vec<ReferenceCase>,
+}
+
+/// One test vector.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct ReferenceCase {
+    /// The position (at the start of a turn, so that the FEN says everything; default
+    /// rules).
+    pub fen: String,
+    /// Its observation, `[planes, height, width]` flattened, in the mover's frame.
+    pub planes: Vec<f32>,
+    /// The legal action indices, in the mover's frame, ascending.
+    pub legal: Vec<usize>,
+    /// The network's policy logits (burn, on the exporting machine's backend).
+    pub policy_logits: Vec<f32>,
+    /// The network's WDL logits.
+    pub wdl_logits: Vec<f32>,
+}
+
+/// `n` test vectors from random games of `variant` (seeded), with `net`'s outputs.
+pub fn reference_cases(
+    net: Net,
+    variant: Variant,
+    n: usize,
+    seed: u64,
+    device: &Device,
+) -> Vec<ReferenceCase> {
+    let rules = RuleOptions::default();
+    let mut cases = match variant {
+        Variant::Telo => sample_positions(
+            fanorona_rules::telo::TeloPosition::start(rules),
+            n,
+            seed,
+            |p| p.fen(),
+            |f| fanorona_rules::telo::TeloPosition::from_fen(f, rules).ok(),
+        ),
+        v => sample_positions(
+            fanorona_rules::Position::start(v, rules),
+            n,
+            seed,
+            |p| p.fen(),
+            |f| fanorona_rules::Position::from_fen(f, rules).ok(),
+        ),
+    };
+    let planes: Vec<f32> = cases
+        .iter()
+        .flat_map(|c| c.planes.iter().copied())
+        .collect();
+    let eval = crate::NetEvaluator::new(net, device.clone(), variant, false, 0);
+    let (policy, wdl) = eval.forward_raw(planes, cases.len());
+    let actions = num_actions(variant);
+    for (i, c) in cases.iter_mut().enumerate() {
+        c.policy_logits = policy[i * actions..(i + 1) * actions].to_vec();
+        c.wdl_logits = wdl[i * 3..(i + 1) * 3].to_vec();
+    }
+    cases
+}
+
+/// Positions met in random games from `start` (restarted when one ends), kept only at
+/// the start of a turn: where the FEN read back gives the same observation and moves.
+fn sample_positions<G: fanorona_sim::Encode>(
+    start: G,
+    n: usize,
+    seed: u64,
+    fen: impl Fn(&G) -> String,
+    read: impl Fn(&str) -> Option<G>,
+) -> Vec<ReferenceCase> {
+    use rand::{RngExt, SeedableRng};
+    let mut rng = rand::rngs::SmallRng::seed_from_u64(seed);
+    let size = fanorona_sim::num_planes(start.variant()) * start.variant().points();
+    let observe = |g: &G| {
+        let mut planes = vec![0.0; size];
+        g.encode(&mut planes);
+        let mut legal = Vec::new();
+        g.for_each_legal_in_frame(|a| legal.push(a));
+        legal.sort_unstable();
+        (planes, legal)
+    };
+    let mut out = Vec::with_capacity(n);
+    let mut g = start.clone();
+    let mut actions = Vec::new();
+    while out.len() < n {
+        g.legal_actions(&mut actions);
+        if actions.is_empty() {
+            g = start.clone();
+            continue;
+        }
+        let text = fen(&g);
+        let (planes, legal) = observe(&g);
+        if read(&text).is_some_and(|r| observe(&r) == (planes.clone(), legal.clone())) {
+            out.push(ReferenceCase {
+                fen: text,
+                planes,
+                legal,
+                policy_logits: Vec::new(),
+                wdl_logits: Vec::new(),
+            });
+        }
+        g.apply(actions[rng.random_range(0..actions.len())]);
+    }
+    out
+}
+
 /// `model.json`: everything a front end needs besides the rules themselves.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct ModelDescription {
@@ -300,7 +470,7 @@ pub struct ModelDescription {
     pub variant: String,
     /// The board and how points are numbered.
     pub board: Board,
-    /// The files beside this one.
+    /// The files beside this one (names only).
     pub files: Files,
     /// The ONNX input.
     pub input: TensorSpec,
@@ -318,6 +488,8 @@ pub struct ModelDescription {
     pub symmetries: Vec<SymmetryTable>,
     /// The network's shape.
     pub net: NetShape,
+    /// How the weights in the safetensors file are laid out and used.
+    pub weights: Weights,
     /// The checkpoint it came from.
     pub source: Source,
 }
@@ -422,6 +594,15 @@ pub struct SymmetryTable {
     pub directions: Vec<usize>,
 }
 
+/// The weights, for front ends that rebuild the network from the safetensors file.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Weights {
+    /// The forward pass, layer by layer, with the tensor names.
+    pub architecture: String,
+    /// Tensor layouts.
+    pub layout: String,
+}
+
 /// Where the network came from.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct Source {
@@ -435,8 +616,15 @@ pub struct Source {
     pub quiet_limit: u16,
 }
 
+fn file_name(p: &Path) -> String {
+    p.file_name()
+        .unwrap_or_default()
+        .to_string_lossy()
+        .into_owned()
+}
+
 /// The description of a checkpoint's network, as written to `model.json`.
-pub fn describe(meta: &CheckpointMeta, formats: Formats) -> ModelDescription {
+pub fn describe(meta: &CheckpointMeta, targets: &Targets) -> ModelDescription {
     let variant: Variant = meta
         .variant
         .parse()
@@ -507,8 +695,8 @@ pub fn describe(meta: &CheckpointMeta, formats: Formats) -> ModelDescription {
             },
         },
         files: Files {
-            onnx: formats.onnx.then(|| "model.onnx".into()),
-            safetensors: formats.safetensors.then(|| "model.safetensors".into()),
+            onnx: targets.onnx.as_deref().map(file_name),
+            safetensors: targets.safetensors.as_deref().map(file_name),
         },
         input: TensorSpec {
             name: INPUT.into(),
@@ -563,6 +751,21 @@ pub fn describe(meta: &CheckpointMeta, formats: Formats) -> ModelDescription {
             })
             .collect(),
         net: meta.net,
+        weights: Weights {
+            architecture: "x = relu(bn(conv3x3(planes))) [stem]; for each block i: \
+                           y = relu(bn(conv3x3(x))) [blocks.i.a], \
+                           x = relu(x + bn(conv3x3(y))) [blocks.i.b]; \
+                           policy_logits = linear(flatten(relu(bn(conv1x1(x))) [policy_conv])) \
+                           [policy_fc]; wdl_logits = linear(relu(linear(flatten(relu(bn(\
+                           conv1x1(x))) [value_conv])) [value_fc1])) [value_fc2]. \
+                           Convolutions have no bias and `same` padding; flatten is over \
+                           (channel, y, x) in that order"
+                .into(),
+            layout: "conv weight [out, in, kh, kw]; linear weight [in, out] with \
+                     y = x . weight + bias (the transpose of PyTorch's); batch norm \
+                     y = gamma * (x - running_mean) / sqrt(running_var + 1e-5) + beta"
+                .into(),
+        },
         source: Source {
             run: meta.run.clone(),
             generation: meta.generation,

@@ -4,7 +4,7 @@
 
 use burn::prelude::*;
 use fanorona_nn::checkpoint::{self, CheckpointMeta, FORMAT, NetShape};
-use fanorona_nn::export::{self, ExportError, Formats, ModelDescription};
+use fanorona_nn::export::{self, ExportError, Formats, ModelDescription, Targets};
 use fanorona_nn::{Batch, CheckpointError, Net, NetConfig, NetEvaluator, Trainer};
 use fanorona_rules::telo::TeloPosition;
 use fanorona_rules::{Position, RuleOptions, Variant, num_actions};
@@ -114,7 +114,12 @@ fn check_variant<G: Encode>(start: G, n: usize) {
     let (ckpt, cfg) = trained_checkpoint(v, &root, &planes);
     let out = root.join("export");
     // The run folder resolves to its latest checkpoint.
-    let done = export::export(&root.join("run"), &out, Formats::ALL, &Device::flex()).unwrap();
+    let done = export::export(
+        &root.join("run"),
+        &Targets::folder(&out, Formats::ALL),
+        &Device::flex(),
+    )
+    .unwrap();
     assert_eq!(done.checkpoint, ckpt);
     for f in ["model.onnx", "model.safetensors", "model.json"] {
         assert!(out.join(f).is_file(), "{f}");
@@ -178,11 +183,17 @@ fn check_variant<G: Encode>(start: G, n: usize) {
         if v == Variant::Tsivy { 4 } else { 8 }
     );
 
-    // Every initialiser is in the safetensors file with the same shape and bytes.
+    // Every float initialiser is in the safetensors file with the same shape and bytes,
+    // and nothing else is.
     let st_bytes = std::fs::read(out.join("model.safetensors")).unwrap();
     let st = safetensors::SafeTensors::deserialize(&st_bytes).unwrap();
-    assert_eq!(st.len(), graph.initializer.len());
-    for t in &graph.initializer {
+    let floats: Vec<_> = graph
+        .initializer
+        .iter()
+        .filter(|t| t.data_type == 1)
+        .collect();
+    assert_eq!(st.len(), floats.len());
+    for t in floats {
         let view = st.tensor(&t.name).unwrap();
         let dims: Vec<usize> = t.dims.iter().map(|&d| d as usize).collect();
         assert_eq!(view.shape(), dims.as_slice(), "{}", t.name);
@@ -225,10 +236,18 @@ fn only_the_formats_asked_for_are_written() {
         onnx: false,
         safetensors: true,
     };
-    let done = export::export(&ckpt, &out, formats, &Device::flex()).unwrap();
+    let done = export::export(&ckpt, &Targets::folder(&out, formats), &Device::flex()).unwrap();
     assert_eq!(done.files.len(), 2);
     assert!(!out.join("model.onnx").exists());
     assert_eq!(done.description.files.onnx, None);
+    // One ONNX file with its description beside it.
+    let file = root.join("nets").join("dimy-3.onnx");
+    let done = export::export(&ckpt, &Targets::onnx_file(&file), &Device::flex()).unwrap();
+    assert_eq!(
+        done.files,
+        [file.clone(), root.join("nets").join("dimy-3.json")]
+    );
+    assert_eq!(done.description.files.onnx.as_deref(), Some("dimy-3.onnx"));
     std::fs::remove_dir_all(&root).ok();
 }
 
@@ -238,14 +257,19 @@ fn bad_checkpoints_are_refused_with_a_message() {
     let out = root.join("out");
     let device = Device::flex();
     // Missing.
-    let e = export::export(&root.join("nowhere"), &out, Formats::ALL, &device).unwrap_err();
+    let e = export::export(
+        &root.join("nowhere"),
+        &Targets::folder(&out, Formats::ALL),
+        &device,
+    )
+    .unwrap_err();
     assert!(
         matches!(e, ExportError::Checkpoint(CheckpointError::Io { .. })),
         "{e}"
     );
     assert!(e.to_string().contains("nowhere"), "{e}");
     // A folder with no checkpoint.
-    let e = export::export(&root, &out, Formats::ALL, &device).unwrap_err();
+    let e = export::export(&root, &Targets::folder(&out, Formats::ALL), &device).unwrap_err();
     assert!(
         matches!(e, ExportError::Checkpoint(CheckpointError::NotFound(_))),
         "{e}"
@@ -267,14 +291,14 @@ fn bad_checkpoints_are_refused_with_a_message() {
     checkpoint::save(&dir, &net, None, &meta).unwrap();
     let model = std::fs::read(dir.join("model.bpk")).unwrap();
     std::fs::write(dir.join("model.bpk"), &model[..model.len() / 2]).unwrap();
-    let e = export::export(&dir, &out, Formats::ALL, &device).unwrap_err();
+    let e = export::export(&dir, &Targets::folder(&out, Formats::ALL), &device).unwrap_err();
     assert!(
         matches!(e, ExportError::Checkpoint(CheckpointError::Weights { .. })),
         "{e}"
     );
     assert!(e.to_string().contains("model.bpk"), "{e}");
     std::fs::write(dir.join("meta.json"), b"{\"format\": 1").unwrap();
-    let e = export::export(&dir, &out, Formats::ALL, &device).unwrap_err();
+    let e = export::export(&dir, &Targets::folder(&out, Formats::ALL), &device).unwrap_err();
     assert!(
         matches!(e, ExportError::Checkpoint(CheckpointError::Meta { .. })),
         "{e}"
