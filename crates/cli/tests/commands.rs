@@ -533,6 +533,29 @@ fn repo_file(rel: &str) -> String {
     format!("{}/../../{rel}", env!("CARGO_MANIFEST_DIR"))
 }
 
+/// A fresh folder with the smoke config's two generations trained as run `run`
+/// (checkpoints under `c/`, experiments under `e/`).
+fn smoke_run(name: &str, run: &str) -> std::path::PathBuf {
+    let root = std::env::temp_dir().join(format!("fanorona-{name}-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&root);
+    let o = fanorona(&[
+        "train",
+        "--config",
+        &repo_file("configs/smoke.toml"),
+        "--run",
+        run,
+        "--checkpoints",
+        &root.join("c").display().to_string(),
+        "--experiments",
+        &root.join("e").display().to_string(),
+        "--set",
+        "run.arena_every=0",
+        "--quiet",
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    root
+}
+
 #[test]
 fn train_is_killed_and_resumes() {
     let root = std::env::temp_dir().join(format!("fanorona-train-kill-{}", std::process::id()));
@@ -809,23 +832,7 @@ fn arena_round_robin_resumes_and_reports() {
 
 #[test]
 fn arena_gauntlet_over_a_run() {
-    let root = std::env::temp_dir().join(format!("fanorona-gauntlet-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&root);
-    let o = fanorona(&[
-        "train",
-        "--config",
-        &repo_file("configs/smoke.toml"),
-        "--run",
-        "g",
-        "--checkpoints",
-        &root.join("c").display().to_string(),
-        "--experiments",
-        &root.join("e").display().to_string(),
-        "--set",
-        "run.arena_every=0",
-        "--quiet",
-    ]);
-    assert!(o.status.success(), "{}", stderr(&o));
+    let root = smoke_run("gauntlet", "g");
     let out = root.join("gauntlet");
     let v = json(&fanorona(&[
         "arena",
@@ -855,23 +862,7 @@ fn arena_gauntlet_over_a_run() {
 
 #[test]
 fn export_writes_the_model_files_and_refuses_bad_checkpoints() {
-    let root = std::env::temp_dir().join(format!("fanorona-export-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&root);
-    let o = fanorona(&[
-        "train",
-        "--config",
-        &repo_file("configs/smoke.toml"),
-        "--run",
-        "x",
-        "--checkpoints",
-        &root.join("c").display().to_string(),
-        "--experiments",
-        &root.join("e").display().to_string(),
-        "--set",
-        "run.arena_every=0",
-        "--quiet",
-    ]);
-    assert!(o.status.success(), "{}", stderr(&o));
+    let root = smoke_run("export", "x");
     // A run folder means its latest checkpoint.
     let out = root.join("out");
     let v = json(&fanorona(&[
