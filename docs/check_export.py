@@ -1,12 +1,13 @@
 #!/usr/bin/env python3
 """Check an exported Fanorona model from Python, as a front end would use it.
 
-    pip install onnxruntime numpy
+    pip install onnxruntime numpy      # and onnx, for the ONNX checker (optional)
     fanorona export --checkpoint checkpoints/<run> --out exported --reference 300
     python3 docs/check_export.py exported
 
 It reads only what `fanorona export` wrote (model.json, model.onnx, model.safetensors,
-reference.json) and checks, for every test vector in reference.json:
+reference.json) and checks, for every test vector in reference.json (and first, when
+the `onnx` package is installed, runs the ONNX checker with shape inference):
 
 1. encoding: the observation built here from the FEN, following model.json's plane list,
    board numbering and frame, equals the planes the project computed;
@@ -186,6 +187,20 @@ def main():
     ]
     report("encoding", not bad, f"{len(cases) - len(bad)}/{len(cases)} observations equal" +
            (f"; first difference at {bad[0]}" if bad else ""))
+
+    # 0. The ONNX checker with shape inference, when the `onnx` package is installed.
+    try:
+        import onnx
+    except ImportError:
+        print("skip onnx checker: `pip install onnx` to run it")
+    else:
+        model = onnx.load(str(folder / desc["files"]["onnx"]))
+        try:
+            onnx.checker.check_model(model, full_check=True)
+            report("onnx checker", True, f"opset {model.opset_import[0].version}, "
+                   f"{len(model.graph.node)} nodes, full check with shape inference")
+        except onnx.checker.ValidationError as e:
+            report("onnx checker", False, str(e).splitlines()[0])
 
     # 2. onnxruntime against burn.
     import onnxruntime as ort
