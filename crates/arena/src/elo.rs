@@ -165,6 +165,19 @@ pub fn ratings(n: usize, results: &[PairResult], anchor: usize) -> Vec<Rating> {
             }
         }
     }
+    // The (internal) ratings of the opponents `i` met whose ratings are finite.
+    let (rated, free_ref) = (&r, &free);
+    let opponents = |i: usize| {
+        results.iter().filter_map(move |p| {
+            if p.a == i && free_ref[p.b] {
+                Some(rated[p.b])
+            } else if p.b == i && free_ref[p.a] {
+                Some(rated[p.a])
+            } else {
+                None
+            }
+        })
+    };
     (0..n)
         .map(|i| {
             let s = if games[i] > 0 {
@@ -175,19 +188,7 @@ pub fn ratings(n: usize, results: &[PairResult], anchor: usize) -> Vec<Rating> {
             match perfect[i] {
                 Some(inf) if inf > 0.0 => {
                     // Open above; below, at least what beating its best-rated opponent shows.
-                    let low = results
-                        .iter()
-                        .filter_map(|p| {
-                            if p.a == i && free[p.b] {
-                                Some(r[p.b])
-                            } else if p.b == i && free[p.a] {
-                                Some(r[p.a])
-                            } else {
-                                None
-                            }
-                        })
-                        .fold(f64::NEG_INFINITY, f64::max)
-                        / k;
+                    let low = opponents(i).fold(f64::NEG_INFINITY, f64::max) / k;
                     Rating {
                         elo: f64::INFINITY,
                         low,
@@ -197,19 +198,7 @@ pub fn ratings(n: usize, results: &[PairResult], anchor: usize) -> Vec<Rating> {
                     }
                 }
                 Some(_) => {
-                    let high = results
-                        .iter()
-                        .filter_map(|p| {
-                            if p.a == i && free[p.b] {
-                                Some(r[p.b])
-                            } else if p.b == i && free[p.a] {
-                                Some(r[p.a])
-                            } else {
-                                None
-                            }
-                        })
-                        .fold(f64::INFINITY, f64::min)
-                        / k;
+                    let high = opponents(i).fold(f64::INFINITY, f64::min) / k;
                     Rating {
                         elo: f64::NEG_INFINITY,
                         low: f64::NEG_INFINITY,

@@ -308,12 +308,8 @@ pub fn safetensors_bytes(proto: &onnx_ir::ModelProto) -> Result<Vec<u8>, ExportE
     for t in &graph.initializer {
         let shape: Vec<usize> = t.dims.iter().map(|&d| d as usize).collect();
         let count: usize = shape.iter().product();
-        let (dtype, size, typed): (_, usize, Vec<u8>) = match t.data_type {
-            1 => (
-                safetensors::Dtype::F32,
-                4,
-                t.float_data.iter().flat_map(|x| x.to_le_bytes()).collect(),
-            ),
+        let (dtype, size) = match t.data_type {
+            1 => (safetensors::Dtype::F32, 4),
             6 | 7 => continue,
             other => {
                 return Err(ExportError::Safetensors(format!(
@@ -322,8 +318,8 @@ pub fn safetensors_bytes(proto: &onnx_ir::ModelProto) -> Result<Vec<u8>, ExportE
                 )));
             }
         };
-        let bytes = if t.raw_data.is_empty() {
-            typed
+        let bytes: Vec<u8> = if t.raw_data.is_empty() {
+            t.float_data.iter().flat_map(|x| x.to_le_bytes()).collect()
         } else {
             t.raw_data.to_vec()
         };
@@ -445,7 +441,11 @@ fn sample_positions<G: fanorona_sim::Encode>(
         }
         let text = fen(&g);
         let (planes, legal) = observe(&g);
-        if read(&text).is_some_and(|r| observe(&r) == (planes.clone(), legal.clone())) {
+        let same = |r: G| {
+            let (p, l) = observe(&r);
+            p == planes && l == legal
+        };
+        if read(&text).is_some_and(same) {
             out.push(ReferenceCase {
                 fen: text,
                 planes,

@@ -11,25 +11,10 @@
 //! with `y = 0` the mover's home row. Piece planes hold 0 or 1; constant planes hold one
 //! value everywhere.
 //!
-//! Fanorona planes ([`FANORONA_PLANES`] = 11):
-//!
-//! | plane | meaning |
-//! |---|---|
-//! | 0 | the mover's pieces |
-//! | 1 | the opponent's pieces |
-//! | 2 | the chain piece (inside a capture chain; otherwise empty) |
-//! | 3 | the points the chain piece has stood on this turn (it may not return) |
-//! | 4 | the point the chain piece just left: with plane 2 it gives the last direction, which the next step may not repeat |
-//! | 5 | constant: quiet turns / quiet limit (the draw clock, 1 = draw) |
-//! | 6 | constant 1: the mover is the vela player in the vela phase (one capture taking one piece) |
-//! | 7 | constant 1: the opponent is the vela player in the vela phase (the mover may only paika) |
-//! | 8 | constant 1: this turn is limited to one capturing step (the reply rule, `reply_chains = false`) |
-//! | 9 | constant 1: the mover is White |
-//! | 10 | constant 1: on the board (lets convolutions see the edge) |
-//!
-//! Telo planes ([`TELO_PLANES`] = 7): 0 the mover's pieces, 1 the opponent's, 2 constant 1
-//! if the mover is still placing, 3 constant 1 if the opponent is still placing, 4 constant
-//! moves of the moving phase / quiet limit, 5 constant 1 if the mover is White, 6 ones.
+//! The planes, in order, with their meanings: [`FANORONA_PLANE_INFO`] (11 planes: the
+//! pieces, the chain state, the draw clock, the vela and reply restrictions, the colour,
+//! ones) and [`TELO_PLANE_INFO`] (7); `fanorona export` writes the same table into
+//! `model.json`.
 
 use fanorona_rules::game::{
     action_from_index, action_index, telo_action_from_index, telo_action_index,
@@ -44,8 +29,7 @@ pub const FANORONA_PLANES: usize = 11;
 /// Planes of a telo observation.
 pub const TELO_PLANES: usize = 7;
 
-/// The Fanorona planes in order: a short name and what the plane holds (the table
-/// above; `fanorona export` writes it into `model.json`).
+/// The Fanorona planes in order: a short name and what the plane holds.
 pub const FANORONA_PLANE_INFO: [(&str, &str); FANORONA_PLANES] = [
     ("own", "the mover's pieces (1 where one stands)"),
     ("opponent", "the opponent's pieces"),
