@@ -19,17 +19,29 @@ pub struct PairResult {
 /// A player's rating.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Rating {
-    /// Elo relative to the anchor (0). Infinite when every game was won or lost.
+    /// Elo relative to the anchor (0). Always finite.
     pub elo: f64,
-    /// Lower end of the 95 % interval (`-inf` when open).
+    /// Lower end of the 95 % interval.
     pub low: f64,
-    /// Upper end (`+inf` when open).
+    /// Upper end of the 95 % interval.
     pub high: f64,
     /// Games played.
     pub games: u32,
-    /// Score as a fraction (draws half).
+    /// Score as a fraction (draws half; 0 without games).
     pub score: f64,
+    /// The rating leans on the prior: the player won or lost every game, so its
+    /// maximum-likelihood rating is infinite, and [`VIRTUAL_DRAWS`] virtual draws against
+    /// each of its opponents make it finite (a conservative estimate).
+    pub prior: bool,
 }
+
+/// Virtual draws added to each pairing of a player who won or lost every game: the
+/// prior BayesElo uses (its default is 2 virtual draws). Chosen over Ordo's way (leave
+/// such players out of the fit and report a bound as if one game were a draw) because it
+/// gives every player a rating *and* an interval from one model, and shrinks only where
+/// the data cannot speak: the prior touches only the pairings of players who won or lost
+/// everything, so a pool without such players is plain maximum likelihood.
+pub const VIRTUAL_DRAWS: u32 = 2;
 
 /// Expected score of a player `diff` Elo above its opponent.
 pub fn expected(diff: f64) -> f64 {
@@ -41,87 +53,54 @@ pub fn elo_of_score(p: f64) -> f64 {
     -400.0 * (1.0 / p - 1.0).log10()
 }
 
-/// Maximum-likelihood ratings of `n` players from pairwise results (each game a
-/// Bradley-Terry trial, a draw counting as half a win for each side), anchored so that
-/// player `anchor` is 0. Players who won (or lost) every game get an infinite rating and
-/// an open-ended interval; the rest are estimated without them.
+/// Ratings of `n` players from pairwise results (each game a Bradley-Terry trial, a draw
+/// counting as half a win for each side), anchored so that player `anchor` is 0, with
+/// 95 % intervals from the observed information.
+///
+/// Maximum likelihood where it is finite; a player who won or lost every game (whose
+/// likelihood has no maximum) gets [`VIRTUAL_DRAWS`] virtual draws in each of its
+/// pairings, so every rating and every interval is finite.
 pub fn ratings(n: usize, results: &[PairResult], anchor: usize) -> Vec<Rating> {
-    let mut score = vec![0.0f64; n];
-    let mut games = vec![0u32; n];
-    for r in results {
-        let g = r.wins + r.draws + r.losses;
-        score[r.a] += r.wins as f64 + 0.5 * r.draws as f64;
-        score[r.b] += r.losses as f64 + 0.5 * r.draws as f64;
-        games[r.a] += g;
-        games[r.b] += g;
-    }
-    // Perfect (or null) scores have no finite estimate.
-    let perfect: Vec<Option<f64>> = (0..n)
-        .map(|i| {
-            if games[i] > 0 && score[i] == games[i] as f64 {
-                Some(f64::INFINITY)
-            } else if games[i] > 0 && score[i] == 0.0 {
-                Some(f64::NEG_INFINITY)
-            } else {
-                None
+    let tot = |rs: &[PairResult]| {
+        let mut score = vec![0.0f64; n];
+        let mut games = vec![0u32; n];
+        for r in rs {
+            let g = r.wins + r.draws + r.losses;
+            score[r.a] += r.wins as f64 + 0.5 * r.draws as f64;
+            score[r.b] += r.losses as f64 + 0.5 * r.draws as f64;
+            games[r.a] += g;
+            games[r.b] += g;
+        }
+        (score, games)
+    };
+    let (score, games) = tot(results);
+    let extreme: Vec<bool> = (0..n)
+        .map(|i| games[i] > 0 && (score[i] == 0.0 || score[i] == games[i] as f64))
+        .collect();
+    // The fitted results: the real ones plus the prior's draws where needed.
+    let fitted: Vec<PairResult> = results
+        .iter()
+        .map(|r| {
+            let mut r = *r;
+            if extreme[r.a] || extreme[r.b] {
+                r.draws += VIRTUAL_DRAWS;
             }
+            r
         })
         .collect();
-    let free: Vec<bool> = (0..n)
-        .map(|i| perfect[i].is_none() && games[i] > 0)
-        .collect();
-    if anchor < n && perfect[anchor].is_some() {
-        // Everyone is infinitely far from an anchor that won or lost every game.
-        return (0..n)
-            .map(|i| {
-                let s = if games[i] > 0 {
-                    score[i] / games[i] as f64
-                } else {
-                    f64::NAN
-                };
-                let sign = if perfect[anchor] == Some(f64::INFINITY) {
-                    -1.0
-                } else {
-                    1.0
-                };
-                if i == anchor {
-                    Rating {
-                        elo: 0.0,
-                        low: 0.0,
-                        high: 0.0,
-                        games: games[i],
-                        score: s,
-                    }
-                } else if sign > 0.0 {
-                    Rating {
-                        elo: f64::INFINITY,
-                        low: f64::NEG_INFINITY,
-                        high: f64::INFINITY,
-                        games: games[i],
-                        score: s,
-                    }
-                } else {
-                    Rating {
-                        elo: f64::NEG_INFINITY,
-                        low: f64::NEG_INFINITY,
-                        high: f64::INFINITY,
-                        games: games[i],
-                        score: s,
-                    }
-                }
-            })
-            .collect();
-    }
+    let (_, fit_games) = tot(&fitted);
     // Newton-Raphson on the log-likelihood in natural units (r = elo * ln10 / 400).
     let k = std::f64::consts::LN_10 / 400.0;
     let mut r = vec![0.0f64; n];
-    let pairs: Vec<&PairResult> = results.iter().filter(|p| free[p.a] && free[p.b]).collect();
-    let idx: Vec<usize> = (0..n).filter(|&i| free[i] && i != anchor).collect();
-    let mut info = vec![vec![0.0; idx.len()]; idx.len()];
+    let idx: Vec<usize> = (0..n)
+        .filter(|&i| fit_games[i] > 0 && i != anchor)
+        .collect();
+    let m = idx.len();
+    let mut info = vec![vec![0.0; m]; m];
     for _ in 0..200 {
         let mut grad = vec![0.0; n];
         let mut hess = vec![vec![0.0; n]; n];
-        for p in &pairs {
+        for p in &fitted {
             let g = (p.wins + p.draws + p.losses) as f64;
             let s = p.wins as f64 + 0.5 * p.draws as f64;
             let e = 1.0 / (1.0 + (r[p.b] - r[p.a]).exp());
@@ -133,8 +112,7 @@ pub fn ratings(n: usize, results: &[PairResult], anchor: usize) -> Vec<Rating> {
             hess[p.a][p.b] -= w;
             hess[p.b][p.a] -= w;
         }
-        // Solve H d = g on the free, non-anchor players.
-        let m = idx.len();
+        // Solve H d = g on the non-anchor players.
         let mut a: Vec<Vec<f64>> = (0..m)
             .map(|i| (0..m).map(|j| hess[idx[i]][idx[j]]).collect())
             .collect();
@@ -153,71 +131,30 @@ pub fn ratings(n: usize, results: &[PairResult], anchor: usize) -> Vec<Rating> {
         }
     }
     // Standard errors from the inverse of the information matrix.
-    let m = idx.len();
     let mut var = vec![0.0; n];
-    if m > 0 {
-        for (j, &i) in idx.iter().enumerate() {
-            let mut a = info.clone();
-            let mut e = vec![0.0; m];
-            e[j] = 1.0;
-            if let Some(col) = solve(&mut a, &mut e) {
-                var[i] = col[j].max(0.0);
-            }
+    for (j, &i) in idx.iter().enumerate() {
+        let mut a = info.clone();
+        let mut e = vec![0.0; m];
+        e[j] = 1.0;
+        if let Some(col) = solve(&mut a, &mut e) {
+            var[i] = col[j].max(0.0);
         }
     }
-    // The (internal) ratings of the opponents `i` met whose ratings are finite.
-    let (rated, free_ref) = (&r, &free);
-    let opponents = |i: usize| {
-        results.iter().filter_map(move |p| {
-            if p.a == i && free_ref[p.b] {
-                Some(rated[p.b])
-            } else if p.b == i && free_ref[p.a] {
-                Some(rated[p.a])
-            } else {
-                None
-            }
-        })
-    };
     (0..n)
         .map(|i| {
-            let s = if games[i] > 0 {
-                score[i] / games[i] as f64
-            } else {
-                f64::NAN
-            };
-            match perfect[i] {
-                Some(inf) if inf > 0.0 => {
-                    // Open above; below, at least what beating its best-rated opponent shows.
-                    let low = opponents(i).fold(f64::NEG_INFINITY, f64::max) / k;
-                    Rating {
-                        elo: f64::INFINITY,
-                        low,
-                        high: f64::INFINITY,
-                        games: games[i],
-                        score: s,
-                    }
-                }
-                Some(_) => {
-                    let high = opponents(i).fold(f64::INFINITY, f64::min) / k;
-                    Rating {
-                        elo: f64::NEG_INFINITY,
-                        low: f64::NEG_INFINITY,
-                        high,
-                        games: games[i],
-                        score: s,
-                    }
-                }
-                None => {
-                    let elo = r[i] / k;
-                    let half = 1.96 * var[i].sqrt() / k;
-                    Rating {
-                        elo,
-                        low: elo - half,
-                        high: elo + half,
-                        games: games[i],
-                        score: s,
-                    }
-                }
+            let elo = r[i] / k;
+            let half = 1.96 * var[i].sqrt() / k;
+            Rating {
+                elo,
+                low: elo - half,
+                high: elo + half,
+                games: games[i],
+                score: if games[i] > 0 {
+                    score[i] / games[i] as f64
+                } else {
+                    0.0
+                },
+                prior: extreme[i],
             }
         })
         .collect()
@@ -261,9 +198,66 @@ pub enum SprtDecision {
     Continue,
 }
 
+impl SprtDecision {
+    /// `H1`, `H0` or `none`.
+    pub fn name(self) -> &'static str {
+        match self {
+            SprtDecision::AcceptH1 => "H1",
+            SprtDecision::AcceptH0 => "H0",
+            SprtDecision::Continue => "none",
+        }
+    }
+}
+
+/// Results of game pairs (one position played twice, each player once on each side),
+/// counted by the pair's score for the first player: the pentanomial bins LL, LD+DL,
+/// LW+DD+WL, DW+WD, WW (scores 0, 1/4, 1/2, 3/4, 1 per game), as fishtest and OpenBench
+/// count them. Pairs cancel most of the colour and opening bias, so their variance is
+/// smaller than that of single games and tests decide sooner.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Pentanomial(pub [u32; 5]);
+
+impl Pentanomial {
+    /// Adds a pair: the first player's score in each game (0, 0.5 or 1).
+    pub fn add(&mut self, first: f64, second: f64) {
+        let quarters = ((first + second) * 2.0).round().clamp(0.0, 4.0) as usize;
+        self.0[quarters] += 1;
+    }
+
+    /// Number of pairs.
+    pub fn pairs(&self) -> u32 {
+        self.0.iter().sum()
+    }
+
+    /// The mean score per game and the variance of a pair's mean score. Empty bins count
+    /// as 1e-3 pairs (fishtest's regularisation), so a few identical pairs cannot yield
+    /// a zero variance.
+    pub fn mean_var(&self) -> (f64, f64) {
+        let c: Vec<f64> = self
+            .0
+            .iter()
+            .map(|&x| if x == 0 { 1e-3 } else { x as f64 })
+            .collect();
+        let n: f64 = c.iter().sum();
+        let s = |i: usize| i as f64 / 4.0;
+        let mean = (0..5).map(|i| c[i] * s(i)).sum::<f64>() / n;
+        let var = (0..5).map(|i| c[i] * (s(i) - mean).powi(2)).sum::<f64>() / n;
+        (mean, var)
+    }
+
+    /// Elo of the first player and its 95 % interval, from the pairs.
+    pub fn elo(&self) -> (f64, f64, f64) {
+        let (mean, var) = self.mean_var();
+        let n = f64::from(self.pairs().max(1));
+        let half = 1.96 * (var / n).sqrt();
+        let e = |p: f64| elo_of_score(p.clamp(1e-6, 1.0 - 1e-6));
+        (e(mean), e(mean - half), e(mean + half))
+    }
+}
+
 /// The sequential probability ratio test between `elo0` (H0) and `elo1` (H1), with error
-/// rates `alpha` and `beta`, on win/draw/loss counts: the log-likelihood ratio in the
-/// normal approximation used by chess testing frameworks.
+/// rates `alpha` and `beta`, on game pairs: the log-likelihood ratio in the normal
+/// approximation fishtest uses (its `LLR_logistic` on pentanomial counts).
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct Sprt {
     /// H0's Elo.
@@ -274,24 +268,23 @@ pub struct Sprt {
     pub alpha: f64,
     /// False-negative rate.
     pub beta: f64,
+    /// No decision before this many pairs: with few pairs the variance estimate (however
+    /// regularised) is too uncertain for the normal approximation.
+    pub min_pairs: u32,
 }
 
 impl Sprt {
-    /// The log-likelihood ratio of the results.
-    pub fn llr(&self, wins: u32, draws: u32, losses: u32) -> f64 {
-        let n = (wins + draws + losses) as f64;
+    /// The log-likelihood ratio of the pairs: N (s1 - s0) (2 s - s0 - s1) / (2 var), with
+    /// N pairs, s their mean score, var the variance of a pair's mean score, s0 and s1 the
+    /// expected scores at `elo0` and `elo1`.
+    pub fn llr(&self, pairs: &Pentanomial) -> f64 {
+        let n = f64::from(pairs.pairs());
         if n == 0.0 {
             return 0.0;
         }
-        let x = (wins as f64 + 0.5 * draws as f64) / n;
-        // The variance of a game's score, estimated with a small prior (half a win, a
-        // draw, half a loss) so that a handful of identical results cannot decide.
-        let (w, d, l) = (wins as f64 + 0.5, draws as f64 + 1.0, losses as f64 + 0.5);
-        let m = w + d + l;
-        let mean = (w + 0.5 * d) / m;
-        let var = ((w + 0.25 * d) / m - mean * mean).max(1e-3);
+        let (mean, var) = pairs.mean_var();
         let (s0, s1) = (expected(self.elo0), expected(self.elo1));
-        n * (s1 - s0) * (2.0 * x - s0 - s1) / (2.0 * var)
+        n * (s1 - s0) * (2.0 * mean - s0 - s1) / (2.0 * var.max(1e-9))
     }
     /// The bounds `(lower, upper)` of the LLR.
     pub fn bounds(&self) -> (f64, f64) {
@@ -301,8 +294,11 @@ impl Sprt {
         )
     }
     /// The decision so far.
-    pub fn decide(&self, wins: u32, draws: u32, losses: u32) -> SprtDecision {
-        let llr = self.llr(wins, draws, losses);
+    pub fn decide(&self, pairs: &Pentanomial) -> SprtDecision {
+        if pairs.pairs() < self.min_pairs {
+            return SprtDecision::Continue;
+        }
+        let llr = self.llr(pairs);
         let (lo, hi) = self.bounds();
         if llr >= hi {
             SprtDecision::AcceptH1

@@ -9,5 +9,7 @@ pub mod elo;
 pub mod report;
 pub mod spec;
 
-pub use arena::{ArenaConfig, ArenaError, GameRecord, play_pairings, rate, tally};
-pub use elo::{PairResult, Rating, Sprt, SprtDecision, ratings};
+pub use arena::{
+    ArenaConfig, ArenaError, GameRecord, Openings, play_pairings, play_pairings_with, rate, tally,
+};
+pub use elo::{PairResult, Pentanomial, Rating, Sprt, SprtDecision, ratings};

@@ -6,15 +6,7 @@ use std::fmt::Write as _;
 use std::path::Path;
 
 fn fmt_elo(x: f64) -> String {
-    if x.is_infinite() {
-        if x > 0.0 {
-            "+inf".into()
-        } else {
-            "-inf".into()
-        }
-    } else {
-        format!("{x:+.0}")
-    }
+    format!("{x:+.0}")
 }
 
 /// The results of every pairing as a Markdown table.
@@ -45,12 +37,13 @@ pub fn ratings_markdown(specs: &[String], r: &[Rating], anchor: usize) -> String
     let mut s = String::from(
         "| player | Elo | 95 % interval | games | score |\n|---|---:|---|---:|---:|\n",
     );
-    for i in order {
+    for &i in &order {
         let x = &r[i];
         let anchor_note = if i == anchor { " (anchor)" } else { "" };
+        let prior = if x.prior { " *" } else { "" };
         let _ = writeln!(
             s,
-            "| {}{anchor_note} | {} | [{}, {}] | {} | {:.1} % |",
+            "| {}{anchor_note} | {}{prior} | [{}, {}] | {} | {:.1} % |",
             specs[i],
             fmt_elo(x.elo),
             fmt_elo(x.low),
@@ -59,19 +52,30 @@ pub fn ratings_markdown(specs: &[String], r: &[Rating], anchor: usize) -> String
             100.0 * x.score
         );
     }
+    if order.iter().any(|&i| r[i].prior) {
+        let _ = writeln!(
+            s,
+            "\n\\* won or lost every game: rated with {} virtual draws per pairing (BayesElo's prior)",
+            crate::elo::VIRTUAL_DRAWS
+        );
+    }
     s
 }
 
+/// A rating for JSON: one decimal. Ratings are always finite; a non-finite value (a bug)
+/// would be written as 0 rather than `null`, which consumers cannot read as a number.
 fn num(x: f64) -> serde_json::Value {
-    if x.is_finite() {
-        serde_json::json!((x * 10.0).round() / 10.0)
+    debug_assert!(x.is_finite(), "ratings are finite");
+    serde_json::json!(if x.is_finite() {
+        (x * 10.0).round() / 10.0
     } else {
-        serde_json::Value::Null
-    }
+        0.0
+    })
 }
 
-/// `{"ratings":[{"player","elo","low","high","games","score"}..],"games":N}`; infinite or
-/// open ends are `null`.
+/// `{"ratings":[{"player","elo","low","high","games","score","prior"}..],"games":N}`: every
+/// number finite, never `null`; `prior` marks a player rated through the virtual draws
+/// (it won or lost every game).
 pub fn ratings_json(specs: &[String], r: &[Rating], games: usize) -> serde_json::Value {
     let list: Vec<serde_json::Value> = specs
         .iter()
@@ -79,11 +83,15 @@ pub fn ratings_json(specs: &[String], r: &[Rating], games: usize) -> serde_json:
         .map(|(s, x)| {
             serde_json::json!({
                 "player": s, "elo": num(x.elo), "low": num(x.low), "high": num(x.high),
-                "games": x.games, "score": if x.score.is_finite() { serde_json::json!(x.score) } else { serde_json::Value::Null },
+                "games": x.games, "score": num_raw(x.score), "prior": x.prior,
             })
         })
         .collect();
     serde_json::json!({"ratings": list, "games": games})
+}
+
+fn num_raw(x: f64) -> serde_json::Value {
+    serde_json::json!(if x.is_finite() { x } else { 0.0 })
 }
 
 /// Writes `results.csv`, `ratings.csv` and `ratings.json` into `dir`.
@@ -106,12 +114,12 @@ pub fn save(
         );
     }
     std::fs::write(dir.join("results.csv"), csv)?;
-    let mut csv = String::from("player,elo,low,high,games,score\n");
+    let mut csv = String::from("player,elo,low,high,games,score,prior\n");
     for (s, x) in specs.iter().zip(r) {
         let _ = writeln!(
             csv,
-            "\"{s}\",{},{},{},{},{}",
-            x.elo, x.low, x.high, x.games, x.score
+            "\"{s}\",{},{},{},{},{},{}",
+            x.elo, x.low, x.high, x.games, x.score, x.prior
         );
     }
     std::fs::write(dir.join("ratings.csv"), csv)?;

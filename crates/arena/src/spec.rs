@@ -1,5 +1,6 @@
 //! Player specs: `ab:depth=8`, `ab:time=1s`, `ab:nodes=100000,hash=64`, `random`,
-//! `random:seed=3`, `mcts:ckpt=DIR,sims=400` (`ckpt=none`: a fresh network). One parser,
+//! `random:seed=3`, `mcts:ckpt=DIR,sims=400` (`ckpt=none`: a fresh network),
+//! `mcts:ckpt=DIR,time=200ms` (a time per turn, as `ab:time=`). One parser,
 //! used by the arena and by every command that names an engine.
 
 /// A spec that cannot be used, with the reason (naming the spec).
@@ -15,7 +16,7 @@ type Result<T> = std::result::Result<T, SpecError>;
 
 use fanorona_nn::burn::module::Module;
 use fanorona_nn::burn::prelude::Device;
-use fanorona_nn::{MctsPlayer, NetConfig, NetEvaluator, checkpoint};
+use fanorona_nn::{MctsBudget, MctsPlayer, NetConfig, NetEvaluator, checkpoint};
 use fanorona_rules::Variant;
 use fanorona_search::{AbConfig, AbPlayer, Limits, MctsConfig, Player, RandomPlayer};
 use std::time::Duration;
@@ -40,8 +41,10 @@ pub enum EngineSpec {
         /// A checkpoint folder or a run folder (its latest checkpoint); `None`: a freshly
         /// initialised network.
         ckpt: Option<std::path::PathBuf>,
-        /// Simulations per decision.
+        /// Simulations per decision (with `time`: the most a decision may use).
         sims: u32,
+        /// Time per turn (its decisions share it), as `ab:time=`.
+        time: Option<Duration>,
         /// Gumbel root search.
         gumbel: bool,
         /// Seed (tie breaks, Gumbel noise).
@@ -143,7 +146,8 @@ impl EngineSpec {
             "mcts" => {
                 let mut ckpt = None;
                 let mut seen_ckpt = false;
-                let mut sims = 400;
+                let mut sims = None;
+                let mut time = None;
                 let mut gumbel = false;
                 let mut seed = 0;
                 for (k, v) in pairs {
@@ -153,17 +157,25 @@ impl EngineSpec {
                             ckpt = (v != "none").then(|| std::path::PathBuf::from(v));
                         }
                         "sims" => {
-                            sims = v
-                                .parse()
-                                .ok()
-                                .filter(|&s| s >= 1)
-                                .ok_or_else(|| bad(k, v, "a number of simulations >= 1"))?
+                            sims = Some(
+                                v.parse()
+                                    .ok()
+                                    .filter(|&s| s >= 1)
+                                    .ok_or_else(|| bad(k, v, "a number of simulations >= 1"))?,
+                            )
+                        }
+                        "time" => {
+                            time = Some(
+                                parse_duration(v)
+                                    .filter(|d| !d.is_zero())
+                                    .ok_or_else(|| bad(k, v, "a time such as 200ms or 1s"))?,
+                            )
                         }
                         "gumbel" => gumbel = v.parse().map_err(|_| bad(k, v, "true or false"))?,
                         "seed" => seed = v.parse().map_err(|_| bad(k, v, "a number"))?,
                         _ => {
                             return Err(input_err(format!(
-                                "engine spec `{spec}`: unknown option `{k}` (mcts knows ckpt, sims, gumbel, seed)"
+                                "engine spec `{spec}`: unknown option `{k}` (mcts knows ckpt, sims, time, gumbel, seed)"
                             )));
                         }
                     }
@@ -173,9 +185,16 @@ impl EngineSpec {
                         "engine spec `{spec}`: mcts needs ckpt=DIR (a checkpoint or run folder) or ckpt=none"
                     )));
                 }
+                if gumbel && time.is_some() {
+                    return Err(input_err(format!(
+                        "engine spec `{spec}`: gumbel plans its simulations in advance and needs sims=N, not time="
+                    )));
+                }
                 Ok(EngineSpec::Mcts {
                     ckpt,
-                    sims,
+                    // A timed search is bounded by its clock; sims then only caps a decision.
+                    sims: sims.unwrap_or(if time.is_some() { 1_000_000 } else { 400 }),
+                    time,
                     gumbel,
                     seed,
                 })
@@ -195,7 +214,7 @@ impl EngineSpec {
                 Ok(EngineSpec::Random { seed })
             }
             _ => Err(input_err(format!(
-                "unknown engine `{kind}` in spec `{spec}` (known: ab:depth=N|time=T|nodes=N, random[:seed=S], mcts:ckpt=DIR,sims=N)"
+                "unknown engine `{kind}` in spec `{spec}` (known: ab:depth=N|time=T|nodes=N, random[:seed=S], mcts:ckpt=DIR,sims=N|time=T)"
             ))),
         }
     }
@@ -209,14 +228,22 @@ impl EngineSpec {
             EngineSpec::Ab { cfg, limits } => Box::new(AbPlayer::new(*cfg, *limits, name)),
             EngineSpec::Random { seed } => Box::new(RandomPlayer::new(*seed)),
             EngineSpec::Mcts {
-                sims, gumbel, seed, ..
+                sims,
+                time,
+                gumbel,
+                seed,
+                ..
             } => {
                 let eval = self.evaluator(variant, device)?;
                 let cfg = MctsConfig {
                     gumbel: gumbel.then(Default::default),
                     ..MctsConfig::default()
                 };
-                Box::new(MctsPlayer::new(eval, cfg, *sims, name, *seed))
+                let budget = MctsBudget {
+                    sims: *sims,
+                    time: *time,
+                };
+                Box::new(MctsPlayer::with_budget(eval, cfg, budget, name, *seed))
             }
         })
     }
@@ -283,6 +310,25 @@ mod tests {
             "ab:time=fast",
             "chess",
             "random:colour=red",
+        ] {
+            assert!(EngineSpec::parse(bad).is_err(), "{bad}");
+        }
+        assert!(matches!(
+            EngineSpec::parse("mcts:ckpt=none,time=200ms").unwrap(),
+            EngineSpec::Mcts { time: Some(t), .. } if t == Duration::from_millis(200)
+        ));
+        assert!(matches!(
+            EngineSpec::parse("mcts:ckpt=none").unwrap(),
+            EngineSpec::Mcts {
+                sims: 400,
+                time: None,
+                ..
+            }
+        ));
+        for bad in [
+            "mcts:ckpt=none,time=0ms",
+            "mcts:ckpt=none,time=soon",
+            "mcts:ckpt=none,time=1s,gumbel=true",
         ] {
             assert!(EngineSpec::parse(bad).is_err(), "{bad}");
         }

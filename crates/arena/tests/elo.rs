@@ -1,6 +1,8 @@
 //! Ratings against hand-computed cases, and SPRT on simulated results.
 
-use fanorona_arena::elo::{PairResult, Sprt, SprtDecision, elo_of_score, expected, ratings};
+use fanorona_arena::elo::{
+    PairResult, Pentanomial, Sprt, SprtDecision, VIRTUAL_DRAWS, elo_of_score, expected, ratings,
+};
 use rand::rngs::SmallRng;
 use rand::{RngExt, SeedableRng};
 
@@ -92,7 +94,7 @@ fn a_chain_of_players_adds_up() {
 }
 
 #[test]
-fn a_perfect_score_is_open_ended_not_a_crash() {
+fn a_perfect_score_gets_a_finite_rating_from_the_prior() {
     let r = ratings(
         3,
         &[
@@ -120,42 +122,90 @@ fn a_perfect_score_is_open_ended_not_a_crash() {
         ],
         2,
     );
-    assert!(r[0].elo.is_infinite() && r[0].high.is_infinite());
-    assert!(
-        r[0].low.is_finite(),
-        "the lower end is what its results show: {r:?}"
+    for x in &r {
+        assert!(
+            x.elo.is_finite() && x.low.is_finite() && x.high.is_finite(),
+            "{r:?}"
+        );
+    }
+    for x in &r[..2] {
+        assert!(x.low < x.elo && x.elo < x.high, "{r:?}");
+    }
+    assert_eq!(
+        (r[2].elo, r[2].low, r[2].high),
+        (0.0, 0.0, 0.0),
+        "the anchor"
     );
-    assert!(r[1].elo.is_finite());
-    // A player with no games has no rating but does not break the others.
+    assert!(r[0].prior && !r[1].prior && !r[2].prior);
+    assert!(r[0].elo > r[1].elo && r[1].elo > r[2].elo, "{r:?}");
+    assert_eq!(r[0].score, 1.0, "the score shown is the real one");
+    // Two players: 10 wins and the prior's 2 draws are 11/12 = +416.5 Elo, by hand.
+    let r = ratings(
+        2,
+        &[PairResult {
+            a: 1,
+            b: 0,
+            wins: 10,
+            draws: 0,
+            losses: 0,
+        }],
+        0,
+    );
+    assert_eq!(VIRTUAL_DRAWS, 2);
+    assert!((r[1].elo - 400.0 * 11f64.log10()).abs() < 0.1, "{r:?}");
+    // Without extreme scores nothing is added: exactly maximum likelihood (75 %).
+    let r = ratings(
+        2,
+        &[PairResult {
+            a: 1,
+            b: 0,
+            wins: 15,
+            draws: 0,
+            losses: 5,
+        }],
+        0,
+    );
+    assert!((r[1].elo - 190.85).abs() < 0.1 && !r[1].prior, "{r:?}");
+    // A player with no games breaks nothing and has no NaN.
     let r = ratings(2, &[], 0);
-    assert!(r[1].score.is_nan());
+    assert!(r.iter().all(|x| x.elo.is_finite() && x.score == 0.0));
+}
+
+/// Simulated pairs: each game a win with probability `p - draw/2`, a draw with `draw`;
+/// the second game of a pair correlates with the first (the same position).
+fn simulated_pair(rng: &mut SmallRng, true_elo: f64) -> (f64, f64) {
+    let p = expected(true_elo);
+    let draw = 0.4;
+    let game = |rng: &mut SmallRng| {
+        let x: f64 = rng.random_range(0.0..1.0);
+        let win = p - draw / 2.0;
+        if x < win {
+            1.0
+        } else if x < win + draw {
+            0.5
+        } else {
+            0.0
+        }
+    };
+    (game(rng), game(rng))
 }
 
 #[test]
-fn sprt_decides_on_simulated_results() {
+fn sprt_decides_on_simulated_pairs() {
     let sprt = Sprt {
         elo0: 0.0,
         elo1: 50.0,
         alpha: 0.05,
         beta: 0.05,
+        min_pairs: 10,
     };
     let mut rng = SmallRng::seed_from_u64(1);
     let mut run = |true_elo: f64| {
-        let p = expected(true_elo);
-        let (mut w, mut d, mut l) = (0, 0, 0);
+        let mut p = Pentanomial::default();
         for _ in 0..20_000 {
-            // A third of games drawn; the rest split to give the expected score.
-            let x: f64 = rng.random_range(0.0..1.0);
-            let draw = 1.0 / 3.0;
-            let win = p - draw / 2.0;
-            if x < win {
-                w += 1;
-            } else if x < win + draw {
-                d += 1;
-            } else {
-                l += 1;
-            }
-            match sprt.decide(w, d, l) {
+            let (a, b) = simulated_pair(&mut rng, true_elo);
+            p.add(a, b);
+            match sprt.decide(&p) {
                 SprtDecision::Continue => {}
                 dec => return dec,
             }
@@ -176,10 +226,36 @@ fn sprt_decides_on_simulated_results() {
     assert!(h0 >= 19, "a -20 player fails: {h0}/20");
     let (lo, hi) = sprt.bounds();
     assert!((hi - 2.944).abs() < 0.01 && (lo + 2.944).abs() < 0.01);
+    assert_eq!(SprtDecision::AcceptH1.name(), "H1");
 }
 
 #[test]
-fn an_anchor_that_lost_everything_leaves_the_others_open() {
+fn pentanomial_bins_mean_and_elo() {
+    let mut p = Pentanomial::default();
+    p.add(1.0, 0.0); // WL: 1/2
+    p.add(0.5, 0.5); // DD: 1/2
+    p.add(1.0, 0.5); // WD: 3/4
+    p.add(0.0, 0.0); // LL: 0
+    p.add(1.0, 1.0); // WW: 1
+    assert_eq!(p.0, [1, 0, 2, 1, 1]);
+    assert_eq!(p.pairs(), 5);
+    let (mean, var) = p.mean_var();
+    // By hand with 1e-3 pairs in the empty bin (score 1/4): (2.75 + 0.00025) / 5.001.
+    assert!((mean - 2.75025 / 5.001).abs() < 1e-9, "{mean}");
+    assert!(var > 0.0);
+    let (e, lo, hi) = p.elo();
+    assert!(lo < e && e < hi);
+    // All draws: mean exactly 1/2 (up to the regularisation), Elo 0, a narrow interval.
+    let mut d = Pentanomial::default();
+    for _ in 0..100 {
+        d.add(0.5, 0.5);
+    }
+    let (e, lo, hi) = d.elo();
+    assert!(e.abs() < 0.01 && hi - lo < 20.0, "{e} {lo} {hi}");
+}
+
+#[test]
+fn an_anchor_that_lost_everything_still_anchors_finite_ratings() {
     let r = ratings(
         2,
         &[PairResult {
@@ -192,5 +268,9 @@ fn an_anchor_that_lost_everything_leaves_the_others_open() {
         0,
     );
     assert_eq!(r[0].elo, 0.0);
-    assert!(r[1].elo.is_infinite() && r[1].elo > 0.0);
+    assert!(
+        r[1].elo.is_finite() && r[1].elo > 300.0 && r[1].high.is_finite(),
+        "{r:?}"
+    );
+    assert!(r[0].prior && r[1].prior);
 }

@@ -4,10 +4,13 @@ use crate::input_err;
 use crate::rules_cmds::PositionArgs;
 use anyhow::Result;
 use clap::Args;
-use fanorona_arena::arena::{ArenaConfig, GameRecord, default_anchor, play_pairings, rate, tally};
+use fanorona_arena::arena::{
+    ArenaConfig, GameRecord, Openings, default_anchor, pentanomial, play_pairings, rate, tally,
+};
+use fanorona_arena::elo::{Pentanomial, Sprt, SprtDecision};
 use fanorona_arena::report;
 use fanorona_nn::checkpoint;
-use fanorona_rules::Variant;
+use fanorona_rules::{Position, RuleOptions, Variant};
 use indicatif::{ProgressBar, ProgressStyle};
 use std::path::PathBuf;
 
@@ -30,9 +33,31 @@ pub struct ArenaArgs {
     /// Checkpoints of the run in a gauntlet, evenly spaced, the latest always included.
     #[arg(long, default_value_t = 8)]
     pub max_checkpoints: usize,
-    /// Games per pairing (10: the traditional match, each opening once by each side).
-    #[arg(long, default_value_t = 10)]
-    pub games: usize,
+    /// Games per pairing. Default: 10 for the traditional match (each of the 5 openings
+    /// once by each side), twice the book's positions with --book (N takes the first N/2
+    /// positions; more than that plays the book again), 2 with --fen. With --sprt: the
+    /// most games the test may play.
+    #[arg(long)]
+    pub games: Option<usize>,
+    /// Start games from a book of positions (one FEN a line, `#` comments; make one with
+    /// `fanorona book`): every pairing plays each position twice, each player once on
+    /// each side. The variant is the book's.
+    #[arg(long, value_name = "FILE", conflicts_with = "fen")]
+    pub book: Option<PathBuf>,
+    /// A sequential probability ratio test between two players (--players A B): plays
+    /// game pairs until the pentanomial LLR crosses a bound, e.g. `--sprt 0,20` tests
+    /// "A is at least 20 Elo stronger" against "A is no stronger".
+    #[arg(long, value_name = "ELO0,ELO1", requires = "players")]
+    pub sprt: Option<String>,
+    /// The SPRT's false-positive rate.
+    #[arg(long, default_value_t = 0.05, requires = "sprt")]
+    pub alpha: f64,
+    /// The SPRT's false-negative rate.
+    #[arg(long, default_value_t = 0.05, requires = "sprt")]
+    pub beta: f64,
+    /// The SPRT decides nothing before this many finished pairs.
+    #[arg(long, default_value_t = 10, requires = "sprt")]
+    pub min_pairs: u32,
     /// Where results accumulate (a rerun skips finished games). Default:
     /// experiments/arena, or <run>/../../experiments/<run>/gauntlet for a gauntlet.
     #[arg(long, value_name = "DIR")]
@@ -53,11 +78,99 @@ pub struct ArenaArgs {
     pub pos: PositionArgs,
 }
 
+/// Reads a book file (with the rule options of the command).
+pub fn read_book(path: &std::path::Path, rules: RuleOptions) -> Result<Vec<Position>> {
+    let text = std::fs::read_to_string(path)
+        .map_err(|e| input_err(format!("book `{}`: {e}", path.display())))?;
+    fanorona_search::book::parse_book(&path.display().to_string(), &text, rules).map_err(input_err)
+}
+
+/// Parses `--sprt ELO0,ELO1` with the error rates.
+fn parse_sprt(s: &str, alpha: f64, beta: f64, min_pairs: u32) -> Result<Sprt> {
+    let bad = || {
+        input_err(format!(
+            "--sprt `{s}`: expected ELO0,ELO1 with ELO0 < ELO1, e.g. 0,20"
+        ))
+    };
+    let (e0, e1) = s.split_once(',').ok_or_else(bad)?;
+    let (e0, e1): (f64, f64) = (
+        e0.trim().parse().map_err(|_| bad())?,
+        e1.trim().parse().map_err(|_| bad())?,
+    );
+    if !(e0.is_finite() && e1.is_finite() && e0 < e1) {
+        return Err(bad());
+    }
+    for (name, v) in [("--alpha", alpha), ("--beta", beta)] {
+        if !(v > 0.0 && v < 0.5) {
+            return Err(input_err(format!(
+                "{name} {v}: expected a rate between 0 and 0.5"
+            )));
+        }
+    }
+    Ok(Sprt {
+        elo0: e0,
+        elo1: e1,
+        alpha,
+        beta,
+        min_pairs,
+    })
+}
+
 pub fn arena(a: ArenaArgs) -> Result<()> {
     let rules = a.pos.rule_options()?;
-    if a.games == 0 {
+    if a.games == Some(0) {
         return Err(input_err("--games must be at least 1"));
     }
+    // Where games start: a book, one position, or the traditional openings.
+    let openings = if let Some(path) = &a.book {
+        Openings::Book(read_book(path, rules)?)
+    } else if a.pos.fen.is_some() {
+        match a.pos.position()? {
+            crate::rules_cmds::AnyPosition::Fanorona(p) => {
+                if p.outcome().is_some() {
+                    return Err(input_err(format!(
+                        "--fen `{}`: the game is already over there",
+                        p.fen()
+                    )));
+                }
+                Openings::Book(vec![p])
+            }
+            crate::rules_cmds::AnyPosition::Telo(_) => {
+                return Err(input_err(
+                    "the arena plays tsivy and dimy (telo is solved: use `fanorona oracle`)",
+                ));
+            }
+        }
+    } else {
+        Openings::Traditional
+    };
+    let book_variant = match &openings {
+        Openings::Book(b) => {
+            let v = b[0].variant();
+            if let Some(want) = a.pos.variant
+                && want != v
+            {
+                return Err(input_err(format!(
+                    "--variant {want} does not match the positions, which are {v}"
+                )));
+            }
+            Some(v)
+        }
+        Openings::Traditional => None,
+    };
+    let games = a.games.unwrap_or(match &openings {
+        Openings::Traditional => 10,
+        Openings::Book(b) => 2 * b.len(),
+    });
+    let sprt = match &a.sprt {
+        Some(s) => {
+            if a.players.len() != 2 {
+                return Err(input_err("--sprt tests two players: --players A B"));
+            }
+            Some(parse_sprt(s, a.alpha, a.beta, a.min_pairs)?)
+        }
+        None => None,
+    };
     let mut generations: Vec<(usize, u64)> = Vec::new();
     let (specs, pairings, variant, out) = if let Some(run) = &a.gauntlet {
         let mut ck: Vec<(u64, PathBuf)> = std::fs::read_dir(run)
@@ -123,7 +236,7 @@ pub fn arena(a: ArenaArgs) -> Result<()> {
         let pairings: Vec<(usize, usize)> = (0..n)
             .flat_map(|i| (i + 1..n).map(move |j| (i, j)))
             .collect();
-        let variant = a.pos.variant.unwrap_or(Variant::Tsivy);
+        let variant = book_variant.or(a.pos.variant).unwrap_or(Variant::Tsivy);
         (
             specs,
             pairings,
@@ -137,6 +250,13 @@ pub fn arena(a: ArenaArgs) -> Result<()> {
         return Err(input_err(
             "the arena plays tsivy and dimy (telo is solved: use `fanorona oracle`)",
         ));
+    }
+    if let Some(bv) = book_variant
+        && bv != variant
+    {
+        return Err(input_err(format!(
+            "the positions are {bv}, the checkpoints play {variant}"
+        )));
     }
     let mut seen = std::collections::HashSet::new();
     if let Some(d) = specs.iter().find(|s| !seen.insert(s.as_str())) {
@@ -157,14 +277,15 @@ pub fn arena(a: ArenaArgs) -> Result<()> {
     let cfg = ArenaConfig {
         variant,
         rules,
-        games: a.games,
+        openings,
+        games,
         threads,
         seed: a.seed,
         max_turns: 400,
         out: Some(out.clone()),
         device: crate::backend::device(),
     };
-    let total = pairings.len() * a.games;
+    let total = pairings.len() * games;
     let bar = ProgressBar::new(total as u64);
     bar.set_style(
         ProgressStyle::with_template("[{bar:30}] {pos}/{len} games, {elapsed} (eta {eta}) {msg}")
@@ -198,11 +319,73 @@ pub fn arena(a: ArenaArgs) -> Result<()> {
             bar.set_message(format!("{first}: {:.1}/{}", s.0, s.1));
         }
     };
-    let records = play_pairings(&cfg, &specs, &pairings, &on_game).map_err(|e| match e {
-        fanorona_arena::ArenaError::Spec(_) => input_err(e),
+    // The SPRT: after every game, the pairs finished so far decide whether to go on.
+    let last_llr = std::sync::Mutex::new(None::<(f64, Pentanomial)>);
+    let sprt_stop = |records: &[GameRecord]| -> bool {
+        let Some(t) = &sprt else { return false };
+        let p = pentanomial(&specs[0], &specs[1], records);
+        let llr = t.llr(&p);
+        let (lo, hi) = t.bounds();
+        let mut last = last_llr.lock().expect("not poisoned");
+        if last.is_none_or(|(_, q)| q != p) {
+            *last = Some((llr, p));
+            let msg = format!(
+                "SPRT [{}, {}]: LLR {llr:+.2} in [{lo:.2}, {hi:.2}], {} pairs {:?}",
+                t.elo0,
+                t.elo1,
+                p.pairs(),
+                p.0
+            );
+            if a.json {
+                eprintln!("{msg}");
+            } else {
+                bar.println(msg);
+            }
+        }
+        t.decide(&p) != SprtDecision::Continue
+    };
+    let stop: Option<fanorona_arena::arena::StopRule<'_>> = sprt
+        .as_ref()
+        .map(|_| &sprt_stop as fanorona_arena::arena::StopRule<'_>);
+    let records = play_pairings(&cfg, &specs, &pairings, &on_game, stop).map_err(|e| match e {
+        fanorona_arena::ArenaError::Spec(_) | fanorona_arena::ArenaError::Invalid(_) => {
+            input_err(e)
+        }
         e => anyhow::Error::new(e),
     })?;
     bar.finish_and_clear();
+    let sprt_json = sprt.as_ref().map(|t| {
+        let p = pentanomial(&specs[0], &specs[1], &records);
+        let llr = t.llr(&p);
+        let (lower, upper) = t.bounds();
+        let decision = t.decide(&p);
+        let (elo, lo, hi) = p.elo();
+        if !a.json {
+            println!(
+                "SPRT elo0={} elo1={} alpha={} beta={}: {} after {} pairs (LLR {llr:+.3}, bounds [{lower:.3}, {upper:.3}]); pentanomial LL..WW {:?}; {} {elo:+.1} Elo [{lo:+.1}, {hi:+.1}] by pairs\n",
+                t.elo0,
+                t.elo1,
+                t.alpha,
+                t.beta,
+                match decision {
+                    SprtDecision::AcceptH1 => "H1 accepted",
+                    SprtDecision::AcceptH0 => "H0 accepted",
+                    SprtDecision::Continue => "no decision",
+                },
+                p.pairs(),
+                p.0,
+                specs[0],
+            );
+        }
+        serde_json::json!({
+            "llr": (llr * 1000.0).round() / 1000.0,
+            "lower": (lower * 1000.0).round() / 1000.0,
+            "upper": (upper * 1000.0).round() / 1000.0,
+            "result": decision.name(),
+            "pairs": p.pairs(),
+            "pentanomial": p.0,
+        })
+    });
     let results = tally(&specs, &records);
     let anchor = anchor_spec.unwrap_or_else(|| default_anchor(&specs, &records));
     let ratings = rate(&specs, &records, anchor);
@@ -227,7 +410,11 @@ pub fn arena(a: ArenaArgs) -> Result<()> {
         println!("{}", report::results_markdown(&specs, &results));
         println!("{}", report::ratings_markdown(&specs, &ratings, anchor));
     } else {
-        println!("{}", report::ratings_json(&specs, &ratings, records.len()));
+        let mut j = report::ratings_json(&specs, &ratings, records.len());
+        if let Some(sp) = sprt_json {
+            j["sprt"] = sp;
+        }
+        println!("{j}");
     }
     Ok(())
 }

@@ -4,6 +4,7 @@ mod analyze;
 mod arena_cmd;
 mod backend;
 mod bench;
+mod book_cmd;
 mod engine;
 mod export_cmd;
 mod play;
@@ -37,8 +38,11 @@ enum Command {
     Train(train_cmd::TrainArgs),
     /// Judge a telo network against the exact solver.
     Oracle(train_cmd::OracleArgs),
-    /// Round robins and gauntlets: traditional matches, Elo with confidence intervals.
+    /// Round robins, gauntlets and SPRT: traditional openings or a book, Elo with
+    /// confidence intervals.
     Arena(arena_cmd::ArenaArgs),
+    /// Make an opening book: balanced positions after random turns, judged by alpha-beta.
+    Book(book_cmd::BookArgs),
     /// Export a checkpoint for other front ends: ONNX, safetensors and model.json.
     Export(export_cmd::ExportArgs),
     /// Plot training metrics (metrics.jsonl) as an SVG.
@@ -74,6 +78,7 @@ fn main() -> ExitCode {
         Command::Train(a) => train_cmd::train(a),
         Command::Oracle(a) => train_cmd::oracle(a),
         Command::Arena(a) => arena_cmd::arena(a),
+        Command::Book(a) => book_cmd::book(a),
         Command::Plot(a) => arena_cmd::plot(a),
         Command::Export(a) => export_cmd::export(a),
         Command::Bench(a) => bench::run(a),

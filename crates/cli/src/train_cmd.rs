@@ -124,7 +124,11 @@ pub fn train(a: TrainArgs) -> Result<()> {
 /// The move an `mcts` spec chooses in a telo position, and the root's WDL.
 pub fn telo_mcts(spec: &EngineSpec, pos: &TeloPosition) -> Result<(Option<usize>, [f32; 3], u32)> {
     let EngineSpec::Mcts {
-        sims, gumbel, seed, ..
+        sims,
+        time,
+        gumbel,
+        seed,
+        ..
     } = spec
     else {
         anyhow::bail!("not an mcts spec");
@@ -135,7 +139,19 @@ pub fn telo_mcts(spec: &EngineSpec, pos: &TeloPosition) -> Result<(Option<usize>
         ..MctsConfig::default()
     };
     let mut tree = Mcts::new(*pos, cfg, *seed);
-    tree.run(&mut eval, *sims);
+    match time {
+        None => tree.run(&mut eval, *sims),
+        Some(t) => {
+            let end = std::time::Instant::now() + *t;
+            while std::time::Instant::now() < end && tree.visits() < *sims {
+                let before = tree.visits();
+                tree.run(&mut eval, 16);
+                if tree.visits() == before {
+                    break;
+                }
+            }
+        }
+    }
     Ok((tree.choose(0.0), tree.value(), tree.visits()))
 }
 
@@ -159,6 +175,7 @@ pub fn oracle(a: OracleArgs) -> Result<()> {
     let spec = EngineSpec::Mcts {
         ckpt: Some(a.checkpoint.clone()),
         sims: a.sims,
+        time: None,
         gumbel: false,
         seed: 0,
     };

@@ -557,6 +557,42 @@ fn smoke_run(name: &str, run: &str) -> std::path::PathBuf {
 }
 
 #[test]
+fn training_plays_its_periodic_match_from_a_book() {
+    let root = std::env::temp_dir().join(format!("fanorona-train-book-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&root);
+    let run = |book: &str| {
+        fanorona(&[
+            "train",
+            "--config",
+            &repo_file("configs/smoke.toml"),
+            "--run",
+            "b",
+            "--checkpoints",
+            &root.join("c").display().to_string(),
+            "--experiments",
+            &root.join("e").display().to_string(),
+            "--set",
+            &format!("run.arena_book={book}"),
+            "--quiet",
+        ])
+    };
+    // The smoke config trains dimy and plays its match every 2 generations.
+    let o = run(&repo_file("configs/books/dimy.fen"));
+    assert!(o.status.success(), "{}", stderr(&o));
+    let metrics = std::fs::read_to_string(root.join("e/b/metrics.jsonl")).unwrap();
+    assert!(metrics.contains("arena/score"), "{metrics}");
+    // A book that cannot be used stops the run before it starts, naming the key.
+    let _ = std::fs::remove_dir_all(&root);
+    let o = run(&repo_file("configs/books/tsivy.fen"));
+    assert!(!o.status.success());
+    assert!(stderr(&o).contains("run.arena_book"), "{}", stderr(&o));
+    let o = run("no-such-book.fen");
+    assert!(!o.status.success());
+    assert!(stderr(&o).contains("no-such-book.fen"), "{}", stderr(&o));
+    std::fs::remove_dir_all(&root).ok();
+}
+
+#[test]
 fn train_is_killed_and_resumes() {
     let root = std::env::temp_dir().join(format!("fanorona-train-kill-{}", std::process::id()));
     let _ = std::fs::remove_dir_all(&root);
@@ -737,11 +773,20 @@ fn arena_round_robin_resumes_and_reports() {
         1,
         "one anchor: {r:?}"
     );
-    assert!(r[2]["elo"].as_f64().unwrap_or(f64::INFINITY) >= r[1]["elo"].as_f64().unwrap_or(0.0));
+    assert!(r[2]["elo"].as_f64().unwrap() >= r[1]["elo"].as_f64().unwrap());
     for p in r {
         assert_eq!(p["games"], 8);
-        assert!(p["score"].as_f64().is_some());
+        // Every rating finite, perfect and zero scores included: never null.
+        for k in ["elo", "low", "high", "score"] {
+            assert!(p[k].as_f64().is_some(), "{k}: {p}");
+        }
+        assert!(p["low"].as_f64() <= p["elo"].as_f64() && p["elo"].as_f64() <= p["high"].as_f64());
     }
+    assert_eq!(r[0]["score"], 0.0);
+    assert_eq!(
+        r[0]["prior"], true,
+        "random lost everything: rated through the prior"
+    );
     for f in ["games.jsonl", "results.csv", "ratings.csv", "ratings.json"] {
         assert!(out.join(f).is_file(), "{f}");
     }
@@ -831,6 +876,204 @@ fn arena_round_robin_resumes_and_reports() {
 }
 
 #[test]
+fn arena_plays_from_a_fen() {
+    let out = std::env::temp_dir().join(format!("fanorona-arena-fen-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&out);
+    let fen = "B1BB1/B3B/4W/W2BW/W3W w 0 4";
+    let v = json(&fanorona(&[
+        "arena",
+        "--players",
+        "ab:depth=2",
+        "ab:depth=4",
+        "--fen",
+        fen,
+        "--games",
+        "2",
+        "--out",
+        &out.display().to_string(),
+        "--json",
+    ]));
+    assert_eq!(v["games"], 2);
+    let text = std::fs::read_to_string(out.join("games.jsonl")).unwrap();
+    for line in text.lines() {
+        let g: serde_json::Value = serde_json::from_str(line).unwrap();
+        assert_eq!(g["fen"], fen, "the game starts from the FEN");
+        // Its turns replay from there (dimy, White to move).
+        let mut args = vec!["replay", "--fen", fen, "--json"];
+        let turns: Vec<String> = g["turns"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|t| t.as_str().unwrap().to_string())
+            .collect();
+        args.extend(turns.iter().map(String::as_str));
+        let r = json(&fanorona(&args));
+        assert_eq!(r["result"], g["result"], "{line}");
+    }
+    // A finished position or a telo FEN is refused.
+    let o = fanorona(&[
+        "arena",
+        "--players",
+        "random",
+        "ab:depth=1",
+        "--fen",
+        "3/3/3 w 0 0",
+    ]);
+    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+    std::fs::remove_dir_all(&out).ok();
+}
+
+#[test]
+fn book_then_arena_with_the_book_and_sprt() {
+    let dir = std::env::temp_dir().join(format!("fanorona-book-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    let book = dir.join("dimy.fen");
+    let b = book.display().to_string();
+    let o = fanorona(&[
+        "book",
+        "--variant",
+        "dimy",
+        "--count",
+        "12",
+        "--turns",
+        "3",
+        "--depth",
+        "2",
+        "--max-score",
+        "60",
+        "--out",
+        &b,
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let text = std::fs::read_to_string(&book).unwrap();
+    assert!(text.starts_with("# Fanorona opening book"), "{text}");
+    let fens: Vec<&str> = text.lines().filter(|l| !l.starts_with('#')).collect();
+    assert_eq!(fens.len(), 12);
+    // The same arguments make the same book.
+    let o2 = fanorona(&[
+        "book",
+        "--variant",
+        "dimy",
+        "--count",
+        "12",
+        "--turns",
+        "3",
+        "--depth",
+        "2",
+        "--max-score",
+        "60",
+    ]);
+    assert_eq!(stdout(&o2), text);
+    // Every pairing plays each position twice; --games 8 takes the first 4 positions.
+    let out = dir.join("arena");
+    let args = [
+        "arena",
+        "--players",
+        "ab:depth=1",
+        "ab:depth=2",
+        "--book",
+        &b,
+        "--games",
+        "8",
+        "--out",
+        &out.display().to_string(),
+        "--json",
+    ];
+    let v = json(&fanorona(&args));
+    assert_eq!(v["games"], 8);
+    let games = std::fs::read_to_string(out.join("games.jsonl")).unwrap();
+    let used: std::collections::BTreeSet<String> = games
+        .lines()
+        .map(|l| {
+            serde_json::from_str::<serde_json::Value>(l).unwrap()["fen"]
+                .as_str()
+                .unwrap()
+                .to_string()
+        })
+        .collect();
+    let want: std::collections::BTreeSet<String> =
+        fens[..4].iter().map(|s| s.to_string()).collect();
+    assert_eq!(used, want);
+    // A rerun resumes: nothing is played again.
+    let v = json(&fanorona(&args));
+    assert_eq!(v["games"], 8);
+    assert_eq!(
+        std::fs::read_to_string(out.join("games.jsonl"))
+            .unwrap()
+            .lines()
+            .count(),
+        8
+    );
+    // SPRT: alpha-beta against random decides H1 long before the book runs out.
+    let v = json(&fanorona(&[
+        "arena",
+        "--players",
+        "ab:depth=2",
+        "random",
+        "--book",
+        &b,
+        "--sprt",
+        "0,100",
+        "--games",
+        "60",
+        "--out",
+        &dir.join("sprt").display().to_string(),
+        "--json",
+    ]));
+    let s = &v["sprt"];
+    assert_eq!(s["result"], "H1", "{v}");
+    assert!(s["llr"].as_f64().unwrap() >= s["upper"].as_f64().unwrap());
+    assert!((s["lower"].as_f64().unwrap() + 2.944).abs() < 0.01);
+    // It decides at the 10th pair (--min-pairs); a game in flight may finish one more.
+    let pairs = s["pairs"].as_u64().unwrap();
+    assert!((10..=11).contains(&pairs), "{v}");
+    assert!(v["games"].as_u64().unwrap() < 30, "stopped early: {v}");
+    // Bad input: a book line that is no FEN, --sprt with three players, a bad --sprt.
+    std::fs::write(
+        dir.join("bad.fen"),
+        "# x\nBBBBB/BBBBB/BW1BW/WWWWW/WWWWW w 0 0\nnonsense\n",
+    )
+    .unwrap();
+    let o = fanorona(&[
+        "arena",
+        "--players",
+        "random",
+        "ab:depth=1",
+        "--book",
+        &dir.join("bad.fen").display().to_string(),
+    ]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(stderr(&o).contains("bad.fen:3"), "{}", stderr(&o));
+    let o = fanorona(&[
+        "arena",
+        "--players",
+        "random",
+        "ab:depth=1",
+        "ab:depth=2",
+        "--book",
+        &b,
+        "--sprt",
+        "0,10",
+    ]);
+    assert_eq!(o.status.code(), Some(2));
+    let o = fanorona(&[
+        "arena",
+        "--players",
+        "random",
+        "ab:depth=1",
+        "--book",
+        &b,
+        "--sprt",
+        "10,0",
+    ]);
+    assert_eq!(o.status.code(), Some(2));
+    let o = fanorona(&["book", "--variant", "telo", "--count", "3"]);
+    assert_eq!(o.status.code(), Some(2));
+    std::fs::remove_dir_all(&dir).ok();
+}
+
+#[test]
 fn arena_gauntlet_over_a_run() {
     let root = smoke_run("gauntlet", "g");
     let out = root.join("gauntlet");
@@ -855,7 +1098,13 @@ fn arena_gauntlet_over_a_run() {
         std::fs::read_to_string(out.join("elo.svg"))
             .map(|s| s.contains("<svg"))
             .unwrap_or(false)
-            || v["ratings"][0]["elo"].is_null()
+    );
+    assert!(
+        v["ratings"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .all(|r| r["elo"].is_number())
     );
     std::fs::remove_dir_all(&root).ok();
 }

@@ -16,7 +16,7 @@ mod train;
 pub use checkpoint::{CheckpointError, CheckpointMeta, NetShape};
 pub use evaluator::NetEvaluator;
 pub use net::{Net, NetConfig};
-pub use player::MctsPlayer;
+pub use player::{MctsBudget, MctsPlayer};
 pub use train::{Batch, Losses, Trainer};
 
 /// Re-exported so that callers name the same burn types.

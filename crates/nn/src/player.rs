@@ -1,17 +1,40 @@
 //! The network + MCTS player: whole turns chosen one step at a time.
 
 use crate::evaluator::NetEvaluator;
-use fanorona_rules::{Game, History, Position, TurnMode};
+use fanorona_rules::game::action_from_index;
+use fanorona_rules::{Game, History, Position};
 use fanorona_search::{Choice, Mcts, MctsConfig, Player, SearchResult};
+use std::time::{Duration, Instant};
+
+/// How much a [`MctsPlayer`] searches.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct MctsBudget {
+    /// Simulations per decision (each step of a chain, and the choice to end it, is one
+    /// decision); with `time` set, the most a decision may use.
+    pub sims: u32,
+    /// Time per turn, as `ab:time=` has: the decisions of one turn share it.
+    pub time: Option<Duration>,
+}
+
+impl MctsBudget {
+    /// A fixed number of simulations per decision.
+    pub fn sims(sims: u32) -> MctsBudget {
+        MctsBudget { sims, time: None }
+    }
+}
+
+/// Simulations run between two looks at the clock in a timed search.
+const TIMED_CHUNK: u32 = 16;
+/// The least a decision searches, even when its time is spent.
+const MIN_SIMS: u32 = 8;
 
 /// Plays Fanorona turns with MCTS guided by the network: every step of a turn (and the
-/// choice to end a chain) is a search of `sims` simulations; the tree is reused between
-/// the steps of one turn.
+/// choice to end a chain) is a search; the tree is reused between the steps of one turn.
 #[derive(Debug)]
 pub struct MctsPlayer {
     eval: NetEvaluator,
     cfg: MctsConfig,
-    sims: u32,
+    budget: MctsBudget,
     name: String,
     seed: u64,
 }
@@ -25,10 +48,21 @@ impl MctsPlayer {
         name: impl Into<String>,
         seed: u64,
     ) -> MctsPlayer {
+        MctsPlayer::with_budget(eval, cfg, MctsBudget::sims(sims), name, seed)
+    }
+
+    /// A player that searches within `budget`.
+    pub fn with_budget(
+        eval: NetEvaluator,
+        cfg: MctsConfig,
+        budget: MctsBudget,
+        name: impl Into<String>,
+        seed: u64,
+    ) -> MctsPlayer {
         MctsPlayer {
             eval,
             cfg,
-            sims,
+            budget,
             name: name.into(),
             seed,
         }
@@ -41,6 +75,29 @@ impl MctsPlayer {
         (a, v)
     }
 
+    /// Searches one decision: `sims` simulations, or with a time budget until `deadline`
+    /// (at least [`MIN_SIMS`], at most `sims`).
+    fn search_decision(&mut self, tree: &mut Mcts<Position>, deadline: Option<Instant>) {
+        match deadline {
+            None => tree.run(&mut self.eval, self.budget.sims),
+            Some(deadline) => {
+                let start = tree.visits();
+                let cap = start.saturating_add(self.budget.sims);
+                loop {
+                    let done = tree.visits() - start;
+                    if tree.visits() >= cap || (done >= MIN_SIMS && Instant::now() >= deadline) {
+                        break;
+                    }
+                    let before = tree.visits();
+                    tree.run(&mut self.eval, TIMED_CHUNK.min(cap - tree.visits()));
+                    if tree.visits() == before {
+                        break; // a solved root: nothing more to search
+                    }
+                }
+            }
+        }
+    }
+
     /// As [`MctsPlayer::choose_actions`], with the number of simulations run.
     fn search_turn(&mut self, pos: &Position) -> (Vec<usize>, [f32; 3], u64) {
         let mut sims = 0u64;
@@ -49,9 +106,22 @@ impl MctsPlayer {
         let mut actions = Vec::new();
         let mut value = [0.0, 1.0, 0.0];
         let side = pos.to_move();
+        let turn_end = self.budget.time.map(|t| Instant::now() + t);
         loop {
+            // A turn without a capture is one decision and takes the whole budget; in a
+            // chain each decision takes half of what is left (the tree's reuse carries
+            // the first search into the later ones).
+            let deadline = turn_end.map(|end| {
+                let now = Instant::now();
+                let left = end.saturating_duration_since(now);
+                if pos.has_capture() {
+                    now + left / 2
+                } else {
+                    end
+                }
+            });
             let before = tree.visits();
-            tree.run(&mut self.eval, self.sims);
+            self.search_decision(&mut tree, deadline);
             sims += (tree.visits() - before) as u64;
             if actions.is_empty() {
                 value = tree.value();
@@ -74,26 +144,12 @@ impl Player for MctsPlayer {
     }
     fn choose(&mut self, game: &History) -> Choice {
         let pos = *game.position();
-        let start = std::time::Instant::now();
+        let start = Instant::now();
         let (actions, value, sims) = self.search_turn(&pos);
-        // The turn whose step actions are these.
-        let turn = pos.turns(TurnMode::Paths).into_iter().find(|t| {
-            let mut steps = pos.turn_actions(t);
-            if steps.last() == Some(&fanorona_rules::Action::EndTurn) && steps.len() > actions.len()
-            {
-                steps.pop();
-            }
-            let n = pos.variant().points();
-            let idx: Vec<usize> = steps
-                .iter()
-                .map(|&a| fanorona_rules::game::action_index(n, a))
-                .collect();
-            let mut want = actions.clone();
-            if want.last() == Some(&(n * 24)) {
-                want.pop();
-            }
-            idx == want
-        });
+        // The turn these step actions play (an early end of a chain included).
+        let n = pos.variant().points();
+        let steps: Option<Vec<_>> = actions.iter().map(|&i| action_from_index(n, i)).collect();
+        let turn = steps.and_then(|s| pos.turn_of_actions(&s));
         // The score on the engine's scale: 100 x (win - loss) expectation of the root.
         let score = ((value[0] - value[2]) * 100.0).round() as i32;
         let search = SearchResult {

@@ -178,3 +178,99 @@ fn mcts_player_plays_a_legal_turn() {
     let start = Position::start(Variant::Tsivy, RuleOptions::default());
     assert!(player.choose(&History::new(start)).turn.is_some());
 }
+
+/// Positions from random games of `v` under `rules` (not over), every `stride`-th turn.
+fn random_positions(v: Variant, rules: RuleOptions, seed: u64, count: usize) -> Vec<Position> {
+    use rand::rngs::SmallRng;
+    use rand::{RngExt, SeedableRng};
+    let mut rng = SmallRng::seed_from_u64(seed);
+    let mut out = Vec::new();
+    while out.len() < count {
+        let mut p = Position::start(v, rules);
+        while p.outcome().is_none() && out.len() < count {
+            out.push(p);
+            let turns = p.turns(fanorona_rules::TurnMode::Distinct);
+            p.play_unchecked(&turns[rng.random_range(0..turns.len())]);
+        }
+    }
+    out
+}
+
+/// The bug this guards against: a chain ended early (the end-turn action) was matched to
+/// no turn, the player returned none, and the arena scored the game a draw.
+#[test]
+fn mcts_player_always_returns_a_legal_turn() {
+    let device = Device::flex();
+    let mut vela = RuleOptions::default();
+    vela.set_pair("vela=white").unwrap();
+    let cases = [
+        (Variant::Tsivy, RuleOptions::default(), 1000),
+        (Variant::Dimy, RuleOptions::default(), 1000),
+        (Variant::Tsivy, vela, 500),
+        (Variant::Dimy, vela, 500),
+    ];
+    let mut early_ends = 0;
+    let mut chains = 0;
+    for (i, (v, rules, n)) in cases.into_iter().enumerate() {
+        let cfg = small(v);
+        let e = NetEvaluator::new(cfg.init(&device).valid(), device.clone(), v, false, 1);
+        let mut player = MctsPlayer::new(e, MctsConfig::default(), 8, "mcts", i as u64);
+        for p in random_positions(v, rules, i as u64, n) {
+            let t = player
+                .choose(&History::new(p))
+                .turn
+                .unwrap_or_else(|| panic!("no turn in {}", p.fen()));
+            assert!(
+                p.turns(fanorona_rules::TurnMode::Paths).contains(&t),
+                "illegal turn in {}",
+                p.fen()
+            );
+            let acts = p.turn_actions(&t);
+            if acts.len() > 1 {
+                chains += 1;
+            }
+            if acts.last() == Some(&fanorona_rules::Action::EndTurn) {
+                early_ends += 1;
+            }
+        }
+    }
+    // The cases the old matching got wrong did occur.
+    assert!(early_ends > 20, "{early_ends} chains ended early");
+    assert!(chains > early_ends, "{chains} chains");
+}
+
+#[test]
+fn a_timed_mcts_player_searches_and_plays() {
+    use fanorona_nn::MctsBudget;
+    let device = Device::flex();
+    let cfg = small(Variant::Dimy);
+    let e = NetEvaluator::new(cfg.init(&device).valid(), device, Variant::Dimy, false, 1);
+    let budget = MctsBudget {
+        sims: 1_000_000,
+        time: Some(std::time::Duration::from_millis(30)),
+    };
+    let mut player = MctsPlayer::with_budget(e, MctsConfig::default(), budget, "timed", 1);
+    for p in random_positions(Variant::Dimy, RuleOptions::default(), 9, 20) {
+        let c = player.choose(&History::new(p));
+        let t = c.turn.expect("a turn");
+        assert!(p.turns(fanorona_rules::TurnMode::Paths).contains(&t));
+        // It searched at least the minimum before its clock stopped it.
+        assert!(c.search.unwrap().nodes >= 8);
+    }
+    // A cap on simulations still binds under a clock.
+    let e = NetEvaluator::new(
+        cfg.init(&Device::flex()).valid(),
+        Device::flex(),
+        Variant::Dimy,
+        false,
+        1,
+    );
+    let budget = MctsBudget {
+        sims: 16,
+        time: Some(std::time::Duration::from_secs(60)),
+    };
+    let mut player = MctsPlayer::with_budget(e, MctsConfig::default(), budget, "capped", 1);
+    let start = Position::start(Variant::Dimy, RuleOptions::default());
+    let c = player.choose(&History::new(start));
+    assert!(c.search.unwrap().nodes <= 16 * 2);
+}

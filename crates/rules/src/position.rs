@@ -808,6 +808,18 @@ impl Position {
         }
         out
     }
+
+    /// The legal turn that the step-level `actions` play from here, the inverse of
+    /// [`Position::turn_actions`]: the actions must be a whole turn, exactly as the
+    /// step level plays it (ending with [`Action::EndTurn`] when the chain stops while a
+    /// continuation was still legal, without it when the chain ran out of continuations).
+    /// `None` if they are not a whole legal turn of this position.
+    pub fn turn_of_actions(&self, actions: &[Action]) -> Option<Turn> {
+        let mut buf = Vec::new();
+        self.turns_into(&mut buf, TurnMode::Paths);
+        buf.into_iter()
+            .find(|t| self.turn_actions(t).as_slice() == actions)
+    }
 }
 
 /// Plays random turns from `pos` to the end of the game; `pick(n)` chooses an index below

@@ -156,6 +156,45 @@ proptest! {
                 let mut b = pos;
                 b.play_unchecked(&t);
                 prop_assert_eq!(a, b);
+                prop_assert_eq!(pos.turn_of_actions(&pos.turn_actions(&t)), Some(t));
+            }
+        }
+    }
+
+    /// Random play at the step level, ending chains early at random: the actions of
+    /// every turn map back to a legal turn that reaches the same position (the network
+    /// player's turns are built this way).
+    #[test]
+    fn step_actions_map_back_to_turns(seed in any::<u64>(), vr in 0u8..8) {
+        let (v, r) = variant_and_rules(vr);
+        let mut rng = SmallRng::seed_from_u64(seed);
+        let mut pos = Position::start(v, r);
+        while pos.outcome().is_none() && pos.ply() < 200 {
+            let side = pos.side_to_move();
+            let before = pos;
+            let mut turn = Vec::new();
+            loop {
+                let acts = pos.actions();
+                // Prefer ending a chain now and then, so early ends are common.
+                let a = if acts.contains(&Action::EndTurn) && rng.random_bool(0.4) {
+                    Action::EndTurn
+                } else {
+                    acts[rng.random_range(0..acts.len())]
+                };
+                pos.play_action_unchecked(a);
+                turn.push(a);
+                if pos.side_to_move() != side || pos.chain().is_none() {
+                    break;
+                }
+            }
+            let t = before.turn_of_actions(&turn);
+            prop_assert!(t.is_some(), "{} {:?}", before.fen(), turn);
+            let mut p = before;
+            p.play_unchecked(&t.unwrap());
+            prop_assert_eq!(p, pos);
+            // A turn cut short (its end missing) is no turn.
+            if turn.len() > 1 {
+                prop_assert_eq!(before.turn_of_actions(&turn[..turn.len() - 1]), None);
             }
         }
     }

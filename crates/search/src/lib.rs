@@ -5,12 +5,15 @@
 //! - [`Mcts`]: Monte Carlo tree search over the step-level [`fanorona_rules::Game`],
 //!   guided by any batched [`Evaluator`] (a network lives in `fanorona-nn`; the uniform
 //!   and rollout evaluators here let the search be tested without one).
+//! - [`book`]: opening books of balanced positions, made by random turns and judged by
+//!   alpha-beta.
 //! - [`Player`]: one interface for every kind of player (engines, random, networks
 //!   later), used by `analyze`, `play` and the arena.
 #![warn(missing_docs)]
 
 mod ab;
 pub mod bench;
+pub mod book;
 mod eval;
 mod evaluator;
 mod mcts;
@@ -21,4 +24,4 @@ pub use ab::{AbConfig, AlphaBeta, Limits, MATE, MATE_BOUND, SearchResult};
 pub use eval::{EvalWeights, evaluate};
 pub use evaluator::{Evaluator, RolloutEvaluator, UniformEvaluator, wdl_index};
 pub use mcts::{GumbelConfig, Leaf, Mcts, MctsConfig};
-pub use player::{AbPlayer, Choice, Player, RandomPlayer, play_game};
+pub use player::{AbPlayer, Choice, GameError, Player, RandomPlayer, play_game};

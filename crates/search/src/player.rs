@@ -85,16 +85,44 @@ impl Player for AbPlayer {
     }
 }
 
+/// A game that could not be played to its end because a player failed.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum GameError {
+    /// The player returned no turn in a position that has legal turns.
+    #[error("player `{player}` returned no turn in `{fen}`, which has legal turns")]
+    NoTurn {
+        /// The player's name.
+        player: String,
+        /// The position it was asked about.
+        fen: String,
+    },
+    /// The player returned a turn that is not legal.
+    #[error("player `{player}` returned an illegal turn ({turn}) in `{fen}`")]
+    IllegalTurn {
+        /// The player's name.
+        player: String,
+        /// The position it was asked about.
+        fen: String,
+        /// The turn as the player gave it (not notation: an illegal turn may not be
+        /// writable in this board's notation at all).
+        turn: String,
+    },
+}
+
 /// Plays one game between two players from `start` (optionally after a fixed first turn,
 /// as in the traditional match), to its end or `max_turns` turns (then a draw).
 /// Returns the outcome and the turns played.
+///
+/// # Errors
+/// A player that returns no turn where legal turns exist, or an illegal one: a broken
+/// player is never scored as a draw or a loss.
 pub fn play_game(
     white: &mut dyn Player,
     black: &mut dyn Player,
     start: fanorona_rules::Position,
     opening: Option<&Turn>,
     max_turns: usize,
-) -> (fanorona_rules::Outcome, Vec<Turn>) {
+) -> Result<(fanorona_rules::Outcome, Vec<Turn>), GameError> {
     use fanorona_rules::{Color, Outcome};
     let mut game = History::new(start);
     white.new_game();
@@ -102,22 +130,120 @@ pub fn play_game(
     if let Some(t) = opening {
         game.play_unchecked(t);
     }
+    let mut legal = Vec::new();
     while game.turns().len() < max_turns {
         if let Some(o) = game.outcome() {
-            return (o, game.turns().to_vec());
+            return Ok((o, game.turns().to_vec()));
         }
-        let choice = if game.position().side_to_move() == Color::White {
-            white.choose(&game)
+        let player: &mut dyn Player = if game.position().side_to_move() == Color::White {
+            &mut *white
         } else {
-            black.choose(&game)
+            &mut *black
         };
+        let choice = player.choose(&game);
+        let pos = *game.position();
+        pos.turns_into(&mut legal, TurnMode::Paths);
         match choice.turn {
-            Some(t) => game.play_unchecked(&t),
-            None => break,
+            Some(t) if legal.contains(&t) => game.play_unchecked(&t),
+            Some(t) => {
+                return Err(GameError::IllegalTurn {
+                    player: player.name(),
+                    fen: pos.fen(),
+                    turn: format!("{t:?}"),
+                });
+            }
+            None => {
+                return Err(GameError::NoTurn {
+                    player: player.name(),
+                    fen: pos.fen(),
+                });
+            }
         }
     }
-    (
+    Ok((
         game.outcome().unwrap_or(Outcome::Draw),
         game.turns().to_vec(),
-    )
+    ))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use fanorona_rules::{Position, RuleOptions, Variant};
+
+    /// Returns no turn at all.
+    struct Mute;
+    impl Player for Mute {
+        fn name(&self) -> String {
+            "mute".into()
+        }
+        fn choose(&mut self, _: &History) -> Choice {
+            Choice {
+                turn: None,
+                search: None,
+            }
+        }
+    }
+
+    /// Returns a turn of another position.
+    struct Cheat(Turn);
+    impl Player for Cheat {
+        fn name(&self) -> String {
+            "cheat".into()
+        }
+        fn choose(&mut self, _: &History) -> Choice {
+            Choice {
+                turn: Some(self.0),
+                search: None,
+            }
+        }
+    }
+
+    #[test]
+    fn a_player_without_a_turn_is_an_error_not_a_draw() {
+        let start = Position::start(Variant::Dimy, RuleOptions::default());
+        let e = play_game(&mut RandomPlayer::new(1), &mut Mute, start, None, 400).unwrap_err();
+        match &e {
+            GameError::NoTurn { player, fen } => {
+                assert_eq!(player, "mute");
+                // Black was asked, after White's first turn.
+                assert!(fen.contains(" b "), "{fen}");
+            }
+            other => panic!("{other:?}"),
+        }
+        assert!(e.to_string().contains("mute"), "{e}");
+        // White fails at once, from the start.
+        let e = play_game(&mut Mute, &mut RandomPlayer::new(1), start, None, 400).unwrap_err();
+        assert_eq!(
+            e,
+            GameError::NoTurn {
+                player: "mute".into(),
+                fen: start.fen()
+            }
+        );
+    }
+
+    #[test]
+    fn an_illegal_turn_is_an_error() {
+        // A first turn of tsivy is no turn of dimy's start.
+        let tsivy = Position::start(Variant::Tsivy, RuleOptions::default());
+        let t = tsivy.turns(TurnMode::Distinct)[0];
+        let dimy = Position::start(Variant::Dimy, RuleOptions::default());
+        let e = play_game(&mut Cheat(t), &mut RandomPlayer::new(1), dimy, None, 400).unwrap_err();
+        assert!(
+            matches!(&e, GameError::IllegalTurn { player, .. } if player == "cheat"),
+            "{e:?}"
+        );
+        // Sound players finish the game.
+        let (o, turns) = play_game(
+            &mut RandomPlayer::new(1),
+            &mut RandomPlayer::new(2),
+            dimy,
+            None,
+            400,
+        )
+        .unwrap();
+        assert!(!turns.is_empty());
+        let _ = o;
+    }
 }

@@ -1,8 +1,6 @@
 //! The alpha-beta engine against plain minimax, constructed wins, and itself.
 
-use fanorona_rules::{
-    Bitboard, ByColor, Color, History, Outcome, Position, RuleOptions, TurnMode, Variant,
-};
+use fanorona_rules::{Bitboard, ByColor, Color, Outcome, Position, RuleOptions, TurnMode, Variant};
 use fanorona_search::{AbConfig, AbPlayer, AlphaBeta, EvalWeights, Limits, MATE, Player, evaluate};
 use rand::rngs::SmallRng;
 use rand::{RngExt, SeedableRng};
@@ -230,31 +228,6 @@ fn limits_stop_cleanly() {
     assert!(t.elapsed().as_millis() < 1000, "stopped in time");
 }
 
-/// Plays one game; returns the outcome.
-fn play_game(
-    white: &mut dyn Player,
-    black: &mut dyn Player,
-    opening: &fanorona_rules::Turn,
-) -> Option<Outcome> {
-    let mut h = History::new(Position::start(Variant::Tsivy, RuleOptions::default()));
-    white.new_game();
-    black.new_game();
-    h.play_unchecked(opening);
-    for _ in 0..400 {
-        if let Some(o) = h.outcome() {
-            return Some(o);
-        }
-        let choice = if h.position().side_to_move() == Color::White {
-            white.choose(&h)
-        } else {
-            black.choose(&h)
-        };
-        let t = choice.turn.expect("a legal turn");
-        h.play_unchecked(&t);
-    }
-    h.outcome()
-}
-
 #[test]
 fn deeper_beats_shallower() {
     // The traditional match: each of the 5 openings played once by each side as White.
@@ -276,10 +249,13 @@ fn deeper_beats_shallower() {
             } else {
                 Color::Black
             };
-            points += match play_game(w, b, o) {
-                Some(Outcome::Win(c)) if c == deep_color => 1.0,
-                Some(Outcome::Draw) | None => 0.5,
-                Some(Outcome::Win(_)) => 0.0,
+            let start = Position::start(Variant::Tsivy, RuleOptions::default());
+            let (outcome, _) = fanorona_search::play_game(w, b, start, Some(o), 400)
+                .expect("the engine always has a legal turn");
+            points += match outcome {
+                Outcome::Win(c) if c == deep_color => 1.0,
+                Outcome::Draw => 0.5,
+                Outcome::Win(_) => 0.0,
             };
         }
     }

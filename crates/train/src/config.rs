@@ -131,6 +131,10 @@ pub struct LoopConfig {
     pub arena_games: usize,
     /// Simulations per decision of the network player in that match.
     pub arena_sims: u32,
+    /// A book file (one FEN a line, as `fanorona book` writes) for that match: the first
+    /// `arena_games / 2` positions, each played twice with the colours swapped. Empty:
+    /// the traditional openings.
+    pub arena_book: String,
 }
 
 impl Default for TrainConfig {
@@ -215,6 +219,7 @@ impl Default for LoopConfig {
             arena_ab_depth: 2,
             arena_games: 10,
             arena_sims: 100,
+            arena_book: String::new(),
         }
     }
 }

@@ -85,6 +85,12 @@ pub enum TrainError {
     /// The run folder holds a different configuration.
     #[error("run `{0}` was started with another configuration: {1}")]
     ConfigChanged(String, String),
+    /// The book of the periodic match (`run.arena_book`) cannot be used.
+    #[error("run.arena_book: {0}")]
+    Book(String),
+    /// A player failed in the periodic match (a bug, never a result).
+    #[error("the periodic match: {0}")]
+    Game(#[from] fanorona_search::GameError),
 }
 
 fn io(p: &Path) -> impl FnOnce(std::io::Error) -> TrainError + '_ {
@@ -205,6 +211,7 @@ pub fn train(opts: &RunOptions, progress: &mut dyn Progress) -> Result<Summary, 
         }
     }
     records::write_atomically(&cfg_path, text.as_bytes()).map_err(io(&cfg_path))?;
+    let arena_book = read_arena_book(cfg)?;
 
     let net_cfg = net_config(cfg);
     let mut state = RunState::default();
@@ -362,7 +369,14 @@ pub fn train(opts: &RunOptions, progress: &mut dyn Progress) -> Result<Summary, 
             && g % cfg.run.arena_every == 0
             && variant != Variant::Telo
         {
-            Some(arena_score(cfg, &trainer, &opts.device, variant, seed))
+            Some(arena_score(
+                cfg,
+                &trainer,
+                &opts.device,
+                variant,
+                seed,
+                arena_book.as_deref(),
+            )?)
         } else {
             None
         };
@@ -487,14 +501,37 @@ fn summary_line(
     line
 }
 
+/// The book of the periodic match, if the config names one.
+fn read_arena_book(cfg: &TrainConfig) -> Result<Option<Vec<Position>>, TrainError> {
+    if cfg.run.arena_book.is_empty() {
+        return Ok(None);
+    }
+    let path = &cfg.run.arena_book;
+    let text =
+        std::fs::read_to_string(path).map_err(|e| TrainError::Book(format!("`{path}`: {e}")))?;
+    let book = fanorona_search::book::parse_book(path, &text, cfg.rule_options())
+        .map_err(|e| TrainError::Book(e.to_string()))?;
+    if book[0].variant() != cfg.variant() {
+        return Err(TrainError::Book(format!(
+            "`{path}` holds {} positions, the run trains {}",
+            book[0].variant(),
+            cfg.variant()
+        )));
+    }
+    Ok(Some(book))
+}
+
 /// The network (with MCTS) against the configured alpha-beta opponent: score in [0, 1].
+/// Game `i` starts from the traditional opening `(i / 2) % 5` or from book position
+/// `i / 2`, the network White in even games.
 fn arena_score(
     cfg: &TrainConfig,
     trainer: &Trainer,
     device: &Device,
     variant: Variant,
     seed: u64,
-) -> f64 {
+    book: Option<&[Position]>,
+) -> Result<f64, TrainError> {
     use fanorona_search::{AbConfig, AbPlayer, Limits, Player, play_game};
     let depth = cfg.run.arena_ab_depth.max(1);
     let start = Position::start(variant, cfg.rule_options());
@@ -522,19 +559,22 @@ fn arena_score(
             depth: Some(depth),
             ..Limits::default()
         },
-        "ab",
+        format!("ab:depth={depth}"),
     );
     let mut points = 0.0;
     let n = cfg.run.arena_games.max(1);
     for i in 0..n {
-        let opening = &openings[(i / 2) % openings.len()];
+        let (from, first) = match book {
+            Some(b) => (b[(i / 2) % b.len()], None),
+            None => (start, Some(&openings[(i / 2) % openings.len()])),
+        };
         let net_white = i % 2 == 0;
         let (w, b): (&mut dyn Player, &mut dyn Player) = if net_white {
             (&mut net, &mut ab)
         } else {
             (&mut ab, &mut net)
         };
-        let (o, _) = play_game(w, b, start, Some(opening), 400);
+        let (o, _) = play_game(w, b, from, first, 400)?;
         let me = if net_white {
             Color::White
         } else {
@@ -542,7 +582,7 @@ fn arena_score(
         };
         points += (o.score_for(me) as f64 + 1.0) / 2.0;
     }
-    points / n as f64
+    Ok(points / n as f64)
 }
 
 /// Makes sure `G` is usable by self-play (compile-time check for both game types).
