@@ -16,7 +16,7 @@ pub struct PositionArgs {
     /// Board: tsivy (9x5), dimy (5x5) or telo (3x3). With --fen, taken from the FEN.
     #[arg(long, value_name = "V")]
     pub variant: Option<Variant>,
-    /// Start from this position instead of the start (RULES.md section 6).
+    /// Start from this position instead of the start (docs/RULES.md section 6).
     #[arg(long, value_name = "FEN")]
     pub fen: Option<String>,
     /// A rule option, repeatable: reply_chains, quiet_limit, repetition_draw, vela

@@ -172,6 +172,17 @@ fn replay_reads_files() {
 }
 
 #[test]
+fn help_says_what_the_binary_does() {
+    let o = fanorona(&["--help"]);
+    let text = stdout(&o);
+    for word in ["training", "arena", "book", "export"] {
+        assert!(text.contains(word), "{word}: {text}");
+    }
+    let o = fanorona(&["book", "--help"]);
+    assert!(stdout(&o).contains("--max-score"));
+}
+
+#[test]
 fn bad_input_is_a_clear_error() {
     for (args, what) in [
         (
@@ -187,6 +198,14 @@ fn bad_input_is_a_clear_error() {
         (
             vec!["perft", "--depth", "2", "--rule", "colour=red"],
             "colour",
+        ),
+        (
+            vec![
+                "turns",
+                "--fen",
+                "BBBBBBBBB/BBBBBBBBB/BWBW1BWBW/WWWWWWWWW/WWWWWWWWW",
+            ],
+            "side to move is missing",
         ),
         (
             vec!["perft", "--depth", "2", "--rule", "vela=green"],

@@ -1,4 +1,4 @@
-//! Position text (RULES.md section 6): `<rows> <side> [<quiet> <turn>]`.
+//! Position text (docs/RULES.md section 6): `<rows> <side> [<quiet> <turn>]`.
 
 use crate::bitboard::{Bitboard, ByColor, Color, Point};
 use crate::geometry::Variant;
@@ -54,6 +54,8 @@ pub enum FenErrorKind {
     },
     /// The side field is not `w` or `b`.
     Side(String),
+    /// No side to move after the rows (it is required).
+    MissingSide,
     /// The quiet-turn field is not a number.
     Quiet(String),
     /// The turn field is not a number.
@@ -95,6 +97,9 @@ impl fmt::Display for FenError {
                 "{width}x{height} is not a board size (tsivy 9x5, dimy 5x5, telo 3x3)"
             ),
             FenErrorKind::Side(s) => write!(f, "side to move `{s}` is not `w` or `b`"),
+            FenErrorKind::MissingSide => {
+                f.write_str("the side to move is missing: add ` w` or ` b` after the rows")
+            }
             FenErrorKind::Quiet(s) => {
                 write!(
                     f,
@@ -182,7 +187,8 @@ impl Setup {
             }
         }
         let side = match fields.get(1) {
-            None | Some(&"w") => Color::White,
+            None => return Err(err(FenErrorKind::MissingSide)),
+            Some(&"w") => Color::White,
             Some(&"b") => Color::Black,
             Some(s) => return Err(err(FenErrorKind::Side(s.to_string()))),
         };
@@ -327,6 +333,16 @@ mod tests {
             e("BBBBB/BBBBB/BW1BW/WWWWW/WWWWW x").kind,
             FenErrorKind::Side(_)
         ));
+        // The side to move is required (a bare board is not a position).
+        assert!(matches!(
+            e("BBBBBBBBB/BBBBBBBBB/BWBW1BWBW/WWWWWWWWW/WWWWWWWWW").kind,
+            FenErrorKind::MissingSide
+        ));
+        assert!(
+            e("BBBBB/BBBBB/BW1BW/WWWWW/WWWWW")
+                .to_string()
+                .contains("side to move")
+        );
         assert!(matches!(
             e("BBBBB/BBBBB/BW1BW/WWWWW/WWWWW w -1").kind,
             FenErrorKind::Quiet(_)

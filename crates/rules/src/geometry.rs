@@ -4,14 +4,14 @@ use crate::bitboard::{Bitboard, Direction, Point};
 use std::fmt;
 use std::str::FromStr;
 
-/// The three boards of the Fanorona family (RULES.md section 1).
+/// The three boards of the Fanorona family (docs/RULES.md section 1).
 #[derive(Clone, Copy, PartialEq, Eq, Hash, Debug, PartialOrd, Ord)]
 pub enum Variant {
     /// fanoron-tsivy: 9 x 5, 22 pieces each, the main game.
     Tsivy,
     /// fanoron-dimy: 5 x 5, 12 pieces each, same rules.
     Dimy,
-    /// fanoron-telo: 3 x 3, three in a row (RULES.md section 7).
+    /// fanoron-telo: 3 x 3, three in a row (docs/RULES.md section 7).
     Telo,
 }
 
@@ -158,7 +158,7 @@ const fn build(width: u8, height: u8) -> Geometry {
             while x < w {
                 let (nx, ny) = (x + dx, y + dy);
                 let diagonal = dx != 0 && dy != 0;
-                // Diagonal lines only pass through points with x + y even (RULES.md 1).
+                // Diagonal lines only pass through points with x + y even (docs/RULES.md 1).
                 let on_line = !diagonal || (x + y) % 2 == 0;
                 if on_line && nx >= 0 && nx < w && ny >= 0 && ny < h {
                     let p = (y * w + x) as usize;

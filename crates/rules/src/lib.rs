@@ -1,5 +1,5 @@
 //! Exact, fast rules of Fanorona: fanoron-tsivy (9 x 5), fanoron-dimy (5 x 5) and
-//! fanoron-telo (3 x 3), as `RULES.md` of this project defines them.
+//! fanoron-telo (3 x 3), as `docs/RULES.md` of this project defines them.
 //!
 //! ```text
 //! 5 B B B B B B B B B

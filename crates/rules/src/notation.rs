@@ -1,4 +1,4 @@
-//! Turn and game notation (RULES.md section 5).
+//! Turn and game notation (docs/RULES.md section 5).
 //!
 //! ```text
 //! e2e3(+2)                        approach capturing two

@@ -1,4 +1,4 @@
-//! Rule options: every choice where the traditional sources differ (RULES.md).
+//! Rule options: every choice where the traditional sources differ (docs/RULES.md).
 
 use crate::bitboard::Color;
 use std::fmt;
@@ -17,7 +17,7 @@ pub struct RuleOptions {
     pub quiet_limit: Option<u16>,
     /// The third occurrence of a position with the same side to move is a draw (default off).
     pub repetition_draw: bool,
-    /// The vela handicap game (RULES.md section 8): `Some(c)` names the vela player.
+    /// The vela handicap game (docs/RULES.md section 8): `Some(c)` names the vela player.
     pub vela: Option<Color>,
 }
 

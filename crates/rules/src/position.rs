@@ -143,7 +143,7 @@ impl std::error::Error for PositionError {}
 
 impl Position {
     /// The start position of `variant` (tsivy or dimy) under `rules`. With `vela` set,
-    /// the vela player moves first (RULES.md section 8).
+    /// the vela player moves first (docs/RULES.md section 8).
     ///
     /// # Panics
     /// If `variant` is telo (see [`crate::telo`]).

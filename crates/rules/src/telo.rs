@@ -1,4 +1,4 @@
-//! fanoron-telo (RULES.md section 7): three in a row on the 3 x 3 board, and its
+//! fanoron-telo (docs/RULES.md section 7): three in a row on the 3 x 3 board, and its
 //! retrograde solution.
 //!
 //! ```text

@@ -1,4 +1,4 @@
-//! Every line of `tests/data/perft.txt` (copied from the project's shared data).
+//! Every line of `tests/data/perft.txt` (the published and cross-checked perft figures, kept with the tests).
 
 use fanorona_rules::{Color, Position, RuleOptions, TurnMode, Variant, perft};
 

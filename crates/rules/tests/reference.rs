@@ -1,4 +1,4 @@
-//! A deliberately naive generator written straight from RULES.md (arrays of cells, (x, y)
+//! A deliberately naive generator written straight from docs/RULES.md (arrays of cells, (x, y)
 //! coordinates, no bitboards, no tables), whose full turn lists must equal the fast
 //! generator's on thousands of positions reached by random play.
 

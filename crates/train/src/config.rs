@@ -26,7 +26,7 @@ pub struct TrainConfig {
     pub run: LoopConfig,
 }
 
-/// `[rules]`: the rule options of RULES.md.
+/// `[rules]`: the rule options of docs/RULES.md.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields, default)]
 pub struct RulesConfig {

@@ -387,6 +387,7 @@ pub fn train(opts: &RunOptions, progress: &mut dyn Progress) -> Result<Summary, 
             &losses,
             lr,
             train_secs,
+            cfg.train.batch_size,
             replay.len(),
             arena,
         );
@@ -412,6 +413,7 @@ fn log_generation(
     losses: &[Losses],
     lr: f64,
     train_secs: f64,
+    batch_size: usize,
     window: usize,
     arena: Option<f64>,
 ) {
@@ -431,8 +433,13 @@ fn log_generation(
     put("train/lr", lr);
     put("train/steps", losses.len() as f64);
     put(
+        "train/steps_per_second",
+        losses.len() as f64 / train_secs.max(1e-9),
+    );
+    // Samples through the network: every step trains a whole batch.
+    put(
         "train/samples_per_second",
-        (losses.len() as f64 * 1.0) / train_secs.max(1e-9),
+        (losses.len() * batch_size) as f64 / train_secs.max(1e-9),
     );
     put("selfplay/games_per_second", s.games as f64 / secs);
     put("selfplay/simulations_per_second", s.sims as f64 / secs);
