@@ -55,8 +55,9 @@ pub struct ArenaArgs {
     /// The SPRT's false-negative rate.
     #[arg(long, default_value_t = 0.05, requires = "sprt")]
     pub beta: f64,
-    /// The SPRT decides nothing before this many finished pairs.
-    #[arg(long, default_value_t = 10, requires = "sprt")]
+    /// The SPRT decides nothing before this many finished pairs (its variance estimate
+    /// needs them; Fanorona pairs are often 1-1).
+    #[arg(long, default_value_t = 50, requires = "sprt")]
     pub min_pairs: u32,
     /// Where results accumulate (a rerun skips finished games). Default:
     /// experiments/arena, or <run>/../../experiments/<run>/gauntlet for a gauntlet.
