@@ -39,6 +39,35 @@ pub struct GameRecord {
     /// once on each side).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub pair: Option<String>,
+    /// Seconds White and Black spent choosing their turns.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub seconds: Option<[f64; 2]>,
+    /// Turns White and Black chose (the traditional opening turn excluded).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub chosen: Option<[u32; 2]>,
+}
+
+/// Each player's mean thinking time per turn over `records` (seconds), for players
+/// whose games record it: `(player, seconds per turn, turns)`.
+pub fn time_per_turn(specs: &[String], records: &[GameRecord]) -> Vec<(String, f64, u64)> {
+    let mut acc = vec![(0.0f64, 0u64); specs.len()];
+    for r in records {
+        let (Some(secs), Some(n)) = (r.seconds, r.chosen) else {
+            continue;
+        };
+        for (side, name) in [&r.white, &r.black].into_iter().enumerate() {
+            if let Some(i) = specs.iter().position(|s| s == name) {
+                acc[i].0 += secs[side];
+                acc[i].1 += u64::from(n[side]);
+            }
+        }
+    }
+    specs
+        .iter()
+        .zip(acc)
+        .filter(|(_, (_, n))| *n > 0)
+        .map(|(s, (t, n))| (s.clone(), t / n as f64, n))
+        .collect()
 }
 
 /// Where the games of a pairing start.
@@ -288,7 +317,7 @@ pub fn play_pairings_with(
         let seed = cfg.seed ^ (i as u64).wrapping_mul(0x9E37_79B9_7F4A_7C15);
         let mut w = make(j.white, seed ^ 1)?;
         let mut b = make(j.black, seed ^ 2)?;
-        let (outcome, turns) = play_game(
+        let played = play_game(
             w.as_mut(),
             b.as_mut(),
             j.start,
@@ -296,8 +325,8 @@ pub fn play_pairings_with(
             cfg.max_turns,
         )?;
         let mut p = j.start;
-        let mut text = Vec::with_capacity(turns.len());
-        for t in &turns {
+        let mut text = Vec::with_capacity(played.turns.len());
+        for t in &played.turns {
             text.push(format_turn(&p, t, PointStyle::Algebraic));
             p.play_unchecked(t);
         }
@@ -305,11 +334,13 @@ pub fn play_pairings_with(
             white: specs[j.white].clone(),
             black: specs[j.black].clone(),
             opening: j.opening,
-            result: outcome.name().to_string(),
+            result: played.outcome.name().to_string(),
             turns: text,
             key: j.key.clone(),
             fen: j.fen.clone(),
             pair: Some(j.pair.clone()),
+            seconds: Some(played.seconds),
+            chosen: Some(played.chosen),
         })
     };
     std::thread::scope(|scope| {

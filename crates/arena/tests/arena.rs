@@ -108,6 +108,15 @@ fn book_games_start_from_the_book_in_pairs() {
         }
     }
     assert_eq!(pentanomial(&specs[0], &specs[1], &recs).pairs(), 3);
+    // Each game records both sides' thinking time and turns, which sum to the game.
+    for r in &recs {
+        let n = r.chosen.unwrap();
+        assert_eq!((n[0] + n[1]) as usize, r.turns.len());
+        assert!(r.seconds.unwrap().iter().all(|&t| t >= 0.0));
+    }
+    let times = fanorona_arena::arena::time_per_turn(&specs, &recs);
+    assert_eq!(times.len(), 2);
+    assert!(times.iter().all(|(_, t, n)| *t >= 0.0 && *n > 0));
     // Four games take the first two positions.
     let recs = play_pairings(
         &config(Openings::Book(b.clone()), 4, 2),

@@ -410,6 +410,13 @@ pub fn arena(a: ArenaArgs) -> Result<()> {
         );
         println!("{}", report::results_markdown(&specs, &results));
         println!("{}", report::ratings_markdown(&specs, &ratings, anchor));
+        let times = fanorona_arena::arena::time_per_turn(&specs, &records);
+        if !times.is_empty() {
+            println!("Thinking time per turn (mean over the games that record it):");
+            for (s, t, n) in times {
+                println!("- {s}: {:.2} ms over {n} turns", t * 1000.0);
+            }
+        }
     } else {
         let mut j = report::ratings_json(&specs, &ratings, records.len());
         if let Some(sp) = sprt_json {

@@ -24,4 +24,4 @@ pub use ab::{AbConfig, AlphaBeta, Limits, MATE, MATE_BOUND, SearchResult};
 pub use eval::{EvalWeights, evaluate};
 pub use evaluator::{Evaluator, RolloutEvaluator, UniformEvaluator, wdl_index};
 pub use mcts::{GumbelConfig, Leaf, Mcts, MctsConfig};
-pub use player::{AbPlayer, Choice, GameError, Player, RandomPlayer, play_game};
+pub use player::{AbPlayer, Choice, GameError, PlayedGame, Player, RandomPlayer, play_game};

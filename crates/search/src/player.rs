@@ -109,9 +109,22 @@ pub enum GameError {
     },
 }
 
+/// A finished game.
+#[derive(Clone, Debug, PartialEq)]
+pub struct PlayedGame {
+    /// How it ended (a draw at the turn limit too).
+    pub outcome: fanorona_rules::Outcome,
+    /// Every turn played, the fixed opening turn included.
+    pub turns: Vec<Turn>,
+    /// Seconds each side spent choosing its turns (White, Black), measured around
+    /// [`Player::choose`]: what "equal time" claims rest on.
+    pub seconds: [f64; 2],
+    /// Turns each side chose (White, Black), the fixed opening excluded.
+    pub chosen: [u32; 2],
+}
+
 /// Plays one game between two players from `start` (optionally after a fixed first turn,
 /// as in the traditional match), to its end or `max_turns` turns (then a draw).
-/// Returns the outcome and the turns played.
 ///
 /// # Errors
 /// A player that returns no turn where legal turns exist, or an illegal one: a broken
@@ -122,7 +135,7 @@ pub fn play_game(
     start: fanorona_rules::Position,
     opening: Option<&Turn>,
     max_turns: usize,
-) -> Result<(fanorona_rules::Outcome, Vec<Turn>), GameError> {
+) -> Result<PlayedGame, GameError> {
     use fanorona_rules::{Color, Outcome};
     let mut game = History::new(start);
     white.new_game();
@@ -131,16 +144,29 @@ pub fn play_game(
         game.play_unchecked(t);
     }
     let mut legal = Vec::new();
+    let mut seconds = [0.0; 2];
+    let mut chosen = [0; 2];
+    let done = |o: Outcome, game: &History, seconds, chosen| PlayedGame {
+        outcome: o,
+        turns: game.turns().to_vec(),
+        seconds,
+        chosen,
+    };
     while game.turns().len() < max_turns {
         if let Some(o) = game.outcome() {
-            return Ok((o, game.turns().to_vec()));
+            return Ok(done(o, &game, seconds, chosen));
         }
-        let player: &mut dyn Player = if game.position().side_to_move() == Color::White {
+        let side = game.position().side_to_move();
+        let player: &mut dyn Player = if side == Color::White {
             &mut *white
         } else {
             &mut *black
         };
+        let clock = std::time::Instant::now();
         let choice = player.choose(&game);
+        let k = usize::from(side == Color::Black);
+        seconds[k] += clock.elapsed().as_secs_f64();
+        chosen[k] += 1;
         let pos = *game.position();
         pos.turns_into(&mut legal, TurnMode::Paths);
         match choice.turn {
@@ -160,9 +186,11 @@ pub fn play_game(
             }
         }
     }
-    Ok((
+    Ok(done(
         game.outcome().unwrap_or(Outcome::Draw),
-        game.turns().to_vec(),
+        &game,
+        seconds,
+        chosen,
     ))
 }
 
@@ -235,7 +263,7 @@ mod tests {
             "{e:?}"
         );
         // Sound players finish the game.
-        let (o, turns) = play_game(
+        let g = play_game(
             &mut RandomPlayer::new(1),
             &mut RandomPlayer::new(2),
             dimy,
@@ -243,7 +271,8 @@ mod tests {
             400,
         )
         .unwrap();
-        assert!(!turns.is_empty());
-        let _ = o;
+        assert!(!g.turns.is_empty());
+        assert_eq!((g.chosen[0] + g.chosen[1]) as usize, g.turns.len());
+        assert!(g.seconds.iter().all(|&s| s >= 0.0));
     }
 }

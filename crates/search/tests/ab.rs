@@ -250,9 +250,9 @@ fn deeper_beats_shallower() {
                 Color::Black
             };
             let start = Position::start(Variant::Tsivy, RuleOptions::default());
-            let (outcome, _) = fanorona_search::play_game(w, b, start, Some(o), 400)
+            let game = fanorona_search::play_game(w, b, start, Some(o), 400)
                 .expect("the engine always has a legal turn");
-            points += match outcome {
+            points += match game.outcome {
                 Outcome::Win(c) if c == deep_color => 1.0,
                 Outcome::Draw => 0.5,
                 Outcome::Win(_) => 0.0,

@@ -581,7 +581,7 @@ fn arena_score(
         } else {
             (&mut ab, &mut net)
         };
-        let (o, _) = play_game(w, b, from, first, 400)?;
+        let o = play_game(w, b, from, first, 400)?.outcome;
         let me = if net_white {
             Color::White
         } else {
