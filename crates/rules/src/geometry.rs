@@ -59,6 +59,15 @@ impl Variant {
             Variant::Telo => 3,
         }
     }
+    /// The vela phase lasts while the riatra winner has more pieces than this: 5 in tsivy
+    /// ("5 against 22"), 3 in dimy ("3 against 12"); telo has no vela.
+    pub const fn vela_phase_pieces(self) -> u32 {
+        match self {
+            Variant::Tsivy => 5,
+            Variant::Dimy => 3,
+            Variant::Telo => 0,
+        }
+    }
     /// The variant with this board size, if any.
     pub const fn from_size(width: usize, height: usize) -> Option<Variant> {
         match (width, height) {

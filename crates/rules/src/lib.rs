@@ -46,7 +46,9 @@ pub use game::{Game, num_actions};
 pub use geometry::{DIMY, Geometry, NO_POINT, ParseVariantError, PointName, TELO, TSIVY, Variant};
 pub use history::History;
 pub use notation::{GameError, NotationError, PointStyle};
-pub use options::{DEFAULT_QUIET_LIMIT, DEFAULT_TELO_QUIET_LIMIT, RuleOptionError, RuleOptions};
+pub use options::{
+    DEFAULT_QUIET_LIMIT, DEFAULT_TELO_QUIET_LIMIT, RuleOptionError, RuleOptions, VelaForm,
+};
 pub use perft::{divide, perft};
 pub use position::{
     Chain, IllegalTurn, Outcome, Position, PositionError, Restriction, TurnMode, playout,

@@ -19,6 +19,49 @@ pub struct RuleOptions {
     pub repetition_draw: bool,
     /// The vela handicap game (docs/RULES.md section 8): `Some(c)` names the vela player.
     pub vela: Option<Color>,
+    /// The form of the vela agreed for the match (only used with `vela`).
+    pub vela_form: VelaForm,
+}
+
+/// The two forms of the vela (docs/RULES.md section 8).
+#[derive(Clone, Copy, PartialEq, Eq, Hash, Debug, Default)]
+pub enum VelaForm {
+    /// Vela be: from the normal start position.
+    #[default]
+    Be,
+    /// Vela kely: the riatra winner's back row is removed before the vela starts.
+    Kely,
+}
+
+impl VelaForm {
+    /// `be` or `kely`.
+    pub const fn name(self) -> &'static str {
+        match self {
+            VelaForm::Be => "be",
+            VelaForm::Kely => "kely",
+        }
+    }
+}
+
+impl fmt::Display for VelaForm {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+impl std::str::FromStr for VelaForm {
+    type Err = RuleOptionError;
+    fn from_str(s: &str) -> Result<VelaForm, RuleOptionError> {
+        match s {
+            "be" => Ok(VelaForm::Be),
+            "kely" => Ok(VelaForm::Kely),
+            _ => Err(RuleOptionError::BadValue {
+                key: "vela_form".into(),
+                value: s.into(),
+                expected: "be or kely",
+            }),
+        }
+    }
 }
 
 impl Default for RuleOptions {
@@ -28,6 +71,7 @@ impl Default for RuleOptions {
             quiet_limit: None,
             repetition_draw: false,
             vela: None,
+            vela_form: VelaForm::Be,
         }
     }
 }
@@ -83,12 +127,18 @@ impl std::error::Error for RuleOptionError {}
 
 impl RuleOptions {
     /// The option names accepted by [`RuleOptions::set`].
-    pub const KEYS: [&'static str; 4] = ["reply_chains", "quiet_limit", "repetition_draw", "vela"];
+    pub const KEYS: [&'static str; 5] = [
+        "reply_chains",
+        "quiet_limit",
+        "repetition_draw",
+        "vela",
+        "vela_form",
+    ];
 
     /// Sets one option by name.
     ///
     /// Values: booleans `true`/`false`; `quiet_limit` a number of turns (1..=65535) or
-    /// `default`; `vela` one of `white`, `black`, `none`.
+    /// `default`; `vela` one of `white`, `black`, `none`; `vela_form` `be` or `kely`.
     ///
     /// # Errors
     /// An unknown key or a value of the wrong form.
@@ -128,6 +178,7 @@ impl RuleOptions {
                     _ => return Err(bad("white, black or none")),
                 }
             }
+            "vela_form" => self.vela_form = value.parse()?,
             _ => return Err(RuleOptionError::UnknownKey(key.to_string())),
         }
         Ok(())
@@ -167,15 +218,21 @@ mod tests {
         o.set_pair("reply_chains=false").unwrap();
         o.set_pair("quiet_limit=40").unwrap();
         o.set_pair("repetition_draw=true").unwrap();
+        o.set_pair("vela_form=kely").unwrap();
         assert_eq!(
             o,
             RuleOptions {
                 reply_chains: false,
                 quiet_limit: Some(40),
                 repetition_draw: true,
-                vela: Some(Color::Black)
+                vela: Some(Color::Black),
+                vela_form: VelaForm::Kely,
             }
         );
+        assert!(matches!(
+            o.set_pair("vela_form=petit"),
+            Err(RuleOptionError::BadValue { .. })
+        ));
         assert!(matches!(
             o.set_pair("colour=red"),
             Err(RuleOptionError::UnknownKey(_))

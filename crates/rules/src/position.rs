@@ -2,7 +2,7 @@
 
 use crate::bitboard::{Bitboard, ByColor, Color, Direction, Point};
 use crate::geometry::{Geometry, Variant};
-use crate::options::RuleOptions;
+use crate::options::{RuleOptions, VelaForm};
 use crate::turn::{Action, Capture, Step, StepKind, Turn};
 use crate::zobrist::KEYS;
 use std::fmt;
@@ -143,7 +143,8 @@ impl std::error::Error for PositionError {}
 
 impl Position {
     /// The start position of `variant` (tsivy or dimy) under `rules`. With `vela` set,
-    /// the vela player moves first (docs/RULES.md section 8).
+    /// the vela player moves first, and in the kely form the riatra winner's back row is
+    /// empty (docs/RULES.md section 8).
     ///
     /// # Panics
     /// If `variant` is telo (see [`crate::telo`]).
@@ -169,6 +170,15 @@ impl Position {
                 black |= p.bb();
             } else {
                 white |= p.bb();
+            }
+        }
+        // Vela kely: the riatra winner (the vela player's opponent) loses its back row.
+        if let Some(v) = rules.vela
+            && rules.vela_form == VelaForm::Kely
+        {
+            match v.other() {
+                Color::White => white &= !row(0),
+                Color::Black => black &= !row(h - 1),
             }
         }
         let side = rules.vela.unwrap_or(Color::White);
@@ -310,11 +320,11 @@ impl Position {
     }
 
     /// The side whose vela turns are restricted, while the vela phase lasts: the vela player
-    /// while the other side has more than 5 pieces.
+    /// while the other side has more than 5 pieces (dimy: 3; [`Variant::vela_phase_pieces`]).
     #[inline]
     pub fn vela_phase(&self) -> Option<Color> {
         match self.rules.vela {
-            Some(v) if self.pieces(v.other()).count() > 5 => Some(v),
+            Some(v) if self.pieces(v.other()).count() > self.variant.vela_phase_pieces() => Some(v),
             _ => None,
         }
     }

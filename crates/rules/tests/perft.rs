@@ -1,6 +1,6 @@
 //! Every line of `tests/data/perft.txt` (the published and cross-checked perft figures, kept with the tests).
 
-use fanorona_rules::{Color, Position, RuleOptions, TurnMode, Variant, perft};
+use fanorona_rules::{Color, Position, RuleOptions, TurnMode, Variant, VelaForm, perft};
 
 /// Counts larger than this are skipped (the test profile is optimised; every current
 /// fixture fits, the limit guards CI time against future large fixtures).
@@ -30,7 +30,15 @@ fn cases() -> Vec<Case> {
             "tsivy" | "dimy" => {}
             "tsivy-paths" => mode = TurnMode::Paths,
             "tsivy-reply-single" => rules.reply_chains = false,
-            "tsivy-vela-black" => rules.vela = Some(Color::Black),
+            "tsivy-vela-black" | "dimy-vela-black" => rules.vela = Some(Color::Black),
+            "tsivy-vela-white-kely" | "dimy-vela-white-kely" => {
+                rules.vela = Some(Color::White);
+                rules.vela_form = VelaForm::Kely;
+            }
+            "tsivy-vela-black-kely" | "dimy-vela-black-kely" => {
+                rules.vela = Some(Color::Black);
+                rules.vela_form = VelaForm::Kely;
+            }
             other => panic!("line {}: unknown label {other}", n + 1),
         }
         let counts = fields[2]

@@ -3,7 +3,9 @@
 //! generator's on thousands of positions reached by random play.
 
 use fanorona_rules::notation::format_turn;
-use fanorona_rules::{Color, PointStyle, Position, RuleOptions, TurnMode, Variant};
+use fanorona_rules::{
+    Color, PointStyle, Position, RuleOptions, TurnMode, Variant, VelaForm, perft,
+};
 use rand::rngs::SmallRng;
 use rand::{RngExt, SeedableRng};
 use std::collections::BTreeSet;
@@ -115,7 +117,9 @@ impl Naive {
     /// Every turn (every path) in notation.
     fn turns(&self) -> Vec<String> {
         let us = self.side;
-        let vela = self.rules.vela.filter(|&v| self.count(v.other()) > 5);
+        // The vela phase: while the riatra winner has more than 5 pieces (dimy, 5x5: 3).
+        let limit = if self.w == 5 && self.h == 5 { 3 } else { 5 };
+        let vela = self.rules.vela.filter(|&v| self.count(v.other()) > limit);
         let forbidden = vela.is_some_and(|v| v != us);
         let vela_single = vela == Some(us);
         let single = self.ply == 1 && !self.rules.reply_chains;
@@ -202,6 +206,55 @@ impl Naive {
             b.chain(x + dx, y + dy, (dx, dy), v, text, out);
         }
     }
+}
+
+/// The start position written out from docs/RULES.md (rows from the top, as FEN), with
+/// vela kely's removal of the riatra winner's back row.
+fn naive_start(variant: Variant, rules: &RuleOptions) -> Vec<Cell> {
+    let rows: Vec<&str> = match variant {
+        Variant::Tsivy => vec![
+            "BBBBBBBBB",
+            "BBBBBBBBB",
+            "BWBW.BWBW",
+            "WWWWWWWWW",
+            "WWWWWWWWW",
+        ],
+        _ => vec!["BBBBB", "BBBBB", "BW.BW", "WWWWW", "WWWWW"],
+    };
+    let h = rows.len();
+    let mut cells = Vec::new();
+    // Cells are stored bottom row first (row 1 = index 0).
+    for (y, row) in rows.iter().rev().enumerate() {
+        let winner_back_row = match (rules.vela, rules.vela_form) {
+            (Some(Color::White), VelaForm::Kely) => y == h - 1, // Black won: its top row
+            (Some(Color::Black), VelaForm::Kely) => y == 0,     // White won: row 1
+            _ => false,
+        };
+        for c in row.chars() {
+            cells.push(match c {
+                _ if winner_back_row => Cell::Empty,
+                'W' => Cell::Piece(Color::White),
+                'B' => Cell::Piece(Color::Black),
+                _ => Cell::Empty,
+            });
+        }
+    }
+    cells
+}
+
+/// Checks the fast generator against the naive one at every node of the tree to `depth`.
+fn check_tree(pos: &Position, depth: u32) -> u64 {
+    check(pos);
+    if depth == 0 {
+        return 1;
+    }
+    let mut leaves = 0;
+    for t in pos.turns(TurnMode::Distinct) {
+        let mut next = *pos;
+        next.play_unchecked(&t);
+        leaves += check_tree(&next, depth - 1);
+    }
+    leaves
 }
 
 /// Positions reached by random play from the start (every position of every game).
@@ -311,6 +364,78 @@ fn reference_dimy_single_reply() {
         },
         4,
     );
+}
+
+#[test]
+fn vela_kely_and_dimy_vela_starts() {
+    for variant in [Variant::Tsivy, Variant::Dimy] {
+        for v in [Color::White, Color::Black] {
+            for form in [VelaForm::Be, VelaForm::Kely] {
+                let rules = RuleOptions {
+                    vela: Some(v),
+                    vela_form: form,
+                    ..RuleOptions::default()
+                };
+                let start = Position::start(variant, rules);
+                let naive = Naive::from(&start);
+                assert!(
+                    naive.cells == naive_start(variant, &rules),
+                    "{variant} vela={v:?} {form}: start {}",
+                    start.fen()
+                );
+                assert_eq!(start.side_to_move(), v, "the vela player moves first");
+                // Every node of the first three turns, compared turn list by turn list.
+                let leaves = check_tree(&start, 3);
+                assert_eq!(leaves, perft(&start, 3, TurnMode::Distinct));
+                assert!(leaves > 0);
+            }
+        }
+    }
+    // The example of the issue: vela kely with White as the vela player.
+    let mut rules = RuleOptions::default();
+    rules.set_pair("vela=white").unwrap();
+    rules.set_pair("vela_form=kely").unwrap();
+    assert_eq!(
+        Position::start(Variant::Tsivy, rules).fen(),
+        "9/BBBBBBBBB/BWBW1BWBW/WWWWWWWWW/WWWWWWWWW w 0 0"
+    );
+}
+
+#[test]
+fn reference_vela_kely_and_dimy_vela() {
+    for (variant, v, form, seed) in [
+        (Variant::Tsivy, Color::White, VelaForm::Kely, 11),
+        (Variant::Tsivy, Color::Black, VelaForm::Kely, 12),
+        (Variant::Dimy, Color::White, VelaForm::Be, 13),
+        (Variant::Dimy, Color::Black, VelaForm::Kely, 14),
+    ] {
+        let rules = RuleOptions {
+            vela: Some(v),
+            vela_form: form,
+            ..RuleOptions::default()
+        };
+        let positions = random_positions(variant, rules, 3_000, seed);
+        for p in &positions {
+            check(p);
+        }
+        assert!(
+            positions.iter().any(|p| p.vela_phase().is_none()),
+            "{variant} {form}: the vela phase ended somewhere"
+        );
+        assert!(
+            positions.iter().any(|p| p.vela_phase().is_some()),
+            "{variant} {form}: the vela phase was played"
+        );
+        if variant == Variant::Dimy {
+            // Dimy's vela lasts while the winner has more than 3 pieces: 4 still restricts.
+            assert!(
+                positions
+                    .iter()
+                    .any(|p| p.vela_phase().is_some() && p.pieces(v.other()).count() == 4),
+                "dimy vela phase with 4 pieces"
+            );
+        }
+    }
 }
 
 #[test]
