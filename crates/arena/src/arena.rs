@@ -6,7 +6,9 @@ use crate::elo::{PairResult, Pentanomial, Rating, ratings};
 use crate::spec::{EngineSpec, SpecError};
 use fanorona_nn::burn::prelude::Device;
 use fanorona_rules::notation::format_turn;
-use fanorona_rules::{Color, Outcome, PointStyle, Position, RuleOptions, Turn, TurnMode, Variant};
+use fanorona_rules::{
+    Color, Outcome, PointStyle, Position, RuleOptions, Turn, TurnMode, Variant, VelaForm,
+};
 use fanorona_search::{GameError, Player, play_game};
 use serde::{Deserialize, Serialize};
 use std::collections::{HashMap, HashSet};
@@ -45,6 +47,10 @@ pub struct GameRecord {
     /// Turns White and Black chose (the traditional opening turn excluded).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub chosen: Option<[u32; 2]>,
+    /// A vela of the Malagasy match format: the vela player's colour and the form, e.g.
+    /// `black kely`. Velas count for tournament points, not for Elo.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub vela: Option<String>,
 }
 
 /// Each player's mean thinking time per turn over `records` (seconds), for players
@@ -80,6 +86,26 @@ pub enum Openings {
     Book(Vec<Position>),
 }
 
+/// How the games of a pairing are scheduled.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum Format {
+    /// Independent games (riatras): each start played twice, each player once on each side.
+    #[default]
+    Riatras,
+    /// The match as played in Madagascar (docs/RULES.md section 9): the players take turns
+    /// to open riatras, each of the five openings twice in a row (once by each), the order
+    /// of the players reversed after the five; the loser of a riatra at once plays a vela
+    /// of `vela_form` as the vela player, again after a vela lost or drawn, until it wins
+    /// one or `max_velas` were played (the debt then stays unpaid). Drawn riatras have no
+    /// vela. Needs [`Openings::Traditional`].
+    Malagasy {
+        /// The vela's form agreed for the match.
+        vela_form: VelaForm,
+        /// The most velas after one riatra.
+        max_velas: u32,
+    },
+}
+
 /// What to play.
 #[derive(Clone, Debug)]
 pub struct ArenaConfig {
@@ -89,8 +115,11 @@ pub struct ArenaConfig {
     pub rules: RuleOptions,
     /// Where games start.
     pub openings: Openings,
+    /// How games are scheduled.
+    pub format: Format,
     /// Games per pairing (10: the traditional match, each opening once by each side).
-    /// Game `g` plays start `g / 2`, the first player White in even games.
+    /// Game `g` plays start `g / 2`, the first player White in even games. In the
+    /// Malagasy format: riatras per pairing (their velas come on top).
     pub games: usize,
     /// Games played at once (each player single-threaded).
     pub threads: usize,
@@ -131,7 +160,8 @@ struct Job {
     first: Option<Turn>,
     fen: Option<String>,
     key: String,
-    pair: String,
+    pair: Option<String>,
+    vela: Option<String>,
 }
 
 /// The games of one pairing `a` vs `b`: game `g` plays start `g / 2` (cycling), `a`
@@ -161,7 +191,8 @@ fn pairing_jobs(
                         first: Some(traditional[o]),
                         fen: None,
                         key: format!("{} | {} | {g}", specs[a], specs[b]),
-                        pair: format!("{} | {} | pair {p}", specs[a], specs[b]),
+                        pair: Some(format!("{} | {} | pair {p}", specs[a], specs[b])),
+                        vela: None,
                     }
                 }
                 Openings::Book(book) => {
@@ -177,7 +208,8 @@ fn pairing_jobs(
                         first: None,
                         key: format!("{pair}.{}", g % 2),
                         fen: Some(fen),
-                        pair,
+                        pair: Some(pair),
+                        vela: None,
                     }
                 }
             }
@@ -276,23 +308,38 @@ pub fn play_pairings_with(
     }
     let start = Position::start(cfg.variant, cfg.rules);
     let traditional = start.turns(TurnMode::Distinct);
-    let all_jobs: Vec<Job> = pairings
-        .iter()
-        .flat_map(|&(a, b)| {
-            pairing_jobs(specs, a, b, cfg.games, &start, &cfg.openings, &traditional)
-        })
-        .collect();
-    let wanted: HashSet<&str> = all_jobs.iter().map(|j| j.key.as_str()).collect();
+    // Units of work: one game, or in the Malagasy format a riatra with its velas.
+    let units: Vec<Job> = match cfg.format {
+        Format::Riatras => pairings
+            .iter()
+            .flat_map(|&(a, b)| {
+                pairing_jobs(specs, a, b, cfg.games, &start, &cfg.openings, &traditional)
+            })
+            .collect(),
+        Format::Malagasy { .. } => {
+            if cfg.openings != Openings::Traditional {
+                return Err(ArenaError::Invalid(
+                    "the Malagasy match format plays the five openings (no book, no --fen)".into(),
+                ));
+            }
+            pairings
+                .iter()
+                .flat_map(|&(a, b)| riatra_jobs(specs, a, b, cfg.games, &start, &traditional))
+                .collect()
+        }
+    };
+    let wanted: HashSet<&str> = units.iter().map(|j| j.key.as_str()).collect();
     let (old, _) = cfg.out.as_deref().map(read_records).unwrap_or_default();
     let old: Vec<GameRecord> = old
         .into_iter()
-        .filter(|r| wanted.contains(r.key.as_str()))
+        .filter(|r| {
+            let unit = r.key.split(VELA_KEY).next().unwrap_or_default();
+            wanted.contains(unit)
+        })
         .collect();
-    let done: HashSet<&str> = old.iter().map(|r| r.key.as_str()).collect();
-    let jobs: Vec<&Job> = all_jobs
-        .iter()
-        .filter(|j| !done.contains(j.key.as_str()))
-        .collect();
+    let known: HashMap<String, GameRecord> =
+        old.iter().map(|r| (r.key.clone(), r.clone())).collect();
+    let total = units.iter().filter(|j| !known.contains_key(&j.key)).count();
     let file = match &cfg.out {
         Some(dir) => {
             std::fs::create_dir_all(dir).map_err(|e| ArenaError::Io(dir.clone(), e))?;
@@ -307,41 +354,39 @@ pub fn play_pairings_with(
         }
         None => None,
     };
-    let total = jobs.len();
     let records = Mutex::new(old);
     let halt = AtomicBool::new(stop.is_some_and(|f| f(&records.lock().expect("not poisoned"))));
     let next = AtomicUsize::new(0);
     let finished = AtomicUsize::new(0);
     let failure: Mutex<Option<ArenaError>> = Mutex::new(None);
-    let play = |i: usize, j: &Job| -> Result<GameRecord, ArenaError> {
-        let seed = cfg.seed ^ (i as u64).wrapping_mul(0x9E37_79B9_7F4A_7C15);
-        let mut w = make(j.white, seed ^ 1)?;
-        let mut b = make(j.black, seed ^ 2)?;
-        let played = play_game(
-            w.as_mut(),
-            b.as_mut(),
-            j.start,
-            j.first.as_ref(),
-            cfg.max_turns,
-        )?;
-        let mut p = j.start;
-        let mut text = Vec::with_capacity(played.turns.len());
-        for t in &played.turns {
-            text.push(format_turn(&p, t, PointStyle::Algebraic));
-            p.play_unchecked(t);
+    // A game recorded by an earlier run, or played now and recorded.
+    let game = |j: &Job, seed: u64| -> Result<GameRecord, ArenaError> {
+        if let Some(r) = known.get(&j.key) {
+            return Ok(r.clone());
         }
-        Ok(GameRecord {
-            white: specs[j.white].clone(),
-            black: specs[j.black].clone(),
-            opening: j.opening,
-            result: played.outcome.name().to_string(),
-            turns: text,
-            key: j.key.clone(),
-            fen: j.fen.clone(),
-            pair: Some(j.pair.clone()),
-            seconds: Some(played.seconds),
-            chosen: Some(played.chosen),
-        })
+        let rec = play_job(cfg, specs, make, j, seed)?;
+        if let Some(f) = &file {
+            let line = serde_json::to_string(&rec).expect("records serialise");
+            let mut f = f.lock().expect("not poisoned");
+            let _ = writeln!(f, "{line}");
+            let _ = f.flush();
+        }
+        let n = if rec.vela.is_none() {
+            finished.fetch_add(1, Ordering::Relaxed) + 1
+        } else {
+            finished.load(Ordering::Relaxed)
+        };
+        on_game(&rec, n, total);
+        let mut all = records.lock().expect("not poisoned");
+        all.push(rec.clone());
+        if stop.is_some_and(|f| f(&all)) {
+            halt.store(true, Ordering::Relaxed);
+        }
+        Ok(rec)
+    };
+    let unit = |i: usize, j: &Job| -> Result<(), ArenaError> {
+        let seed = cfg.seed ^ (i as u64).wrapping_mul(0x9E37_79B9_7F4A_7C15);
+        play_unit(cfg, j, seed, &game)
     };
     std::thread::scope(|scope| {
         for _ in 0..cfg.threads.max(1).min(total.max(1)) {
@@ -351,28 +396,11 @@ pub fn play_pairings_with(
                         return;
                     }
                     let i = next.fetch_add(1, Ordering::Relaxed);
-                    let Some(j) = jobs.get(i) else { return };
-                    match play(i, j) {
-                        Ok(rec) => {
-                            if let Some(f) = &file {
-                                let line = serde_json::to_string(&rec).expect("records serialise");
-                                let mut f = f.lock().expect("not poisoned");
-                                let _ = writeln!(f, "{line}");
-                                let _ = f.flush();
-                            }
-                            let n = finished.fetch_add(1, Ordering::Relaxed) + 1;
-                            on_game(&rec, n, total);
-                            let mut all = records.lock().expect("not poisoned");
-                            all.push(rec);
-                            if stop.is_some_and(|f| f(&all)) {
-                                halt.store(true, Ordering::Relaxed);
-                            }
-                        }
-                        Err(e) => {
-                            halt.store(true, Ordering::Relaxed);
-                            failure.lock().expect("not poisoned").get_or_insert(e);
-                            return;
-                        }
+                    let Some(j) = units.get(i) else { return };
+                    if let Err(e) = unit(i, j) {
+                        halt.store(true, Ordering::Relaxed);
+                        failure.lock().expect("not poisoned").get_or_insert(e);
+                        return;
                     }
                 }
             });
@@ -382,6 +410,229 @@ pub fn play_pairings_with(
         return Err(e);
     }
     Ok(records.into_inner().expect("not poisoned"))
+}
+
+/// Plays a unit of work with `game`: the game `j`, and in the Malagasy format the velas
+/// its loser then owes.
+fn play_unit(
+    cfg: &ArenaConfig,
+    j: &Job,
+    seed: u64,
+    game: &dyn Fn(&Job, u64) -> Result<GameRecord, ArenaError>,
+) -> Result<(), ArenaError> {
+    let riatra = game(j, seed)?;
+    let Format::Malagasy {
+        vela_form,
+        max_velas,
+    } = cfg.format
+    else {
+        return Ok(());
+    };
+    // The loser owes velas until it wins one.
+    let debtor = match riatra.result.as_str() {
+        "white" => Color::Black,
+        "black" => Color::White,
+        _ => return Ok(()),
+    };
+    let rules = RuleOptions {
+        vela: Some(debtor),
+        vela_form,
+        ..cfg.rules
+    };
+    let from = Position::start(cfg.variant, rules);
+    for k in 1..=max_velas {
+        let vela = Job {
+            start: from,
+            first: None,
+            fen: Some(from.fen()),
+            key: format!("{}{VELA_KEY}{k}", j.key),
+            pair: None,
+            vela: Some(format!("{} {vela_form}", debtor.name())),
+            ..j.clone()
+        };
+        let rec = game(
+            &vela,
+            seed ^ u64::from(k).wrapping_mul(0xD6E8_FEB8_6659_FD93),
+        )?;
+        if rec.result == debtor.name() {
+            break;
+        }
+    }
+    Ok(())
+}
+
+/// What separates a riatra's key from its velas' (`KEY | vela K`).
+const VELA_KEY: &str = " | vela ";
+
+/// Plays one game and records it.
+fn play_job(
+    cfg: &ArenaConfig,
+    specs: &[String],
+    make: PlayerFactory<'_>,
+    j: &Job,
+    seed: u64,
+) -> Result<GameRecord, ArenaError> {
+    let mut w = make(j.white, seed ^ 1)?;
+    let mut b = make(j.black, seed ^ 2)?;
+    let played = play_game(
+        w.as_mut(),
+        b.as_mut(),
+        j.start,
+        j.first.as_ref(),
+        cfg.max_turns,
+    )?;
+    let mut p = j.start;
+    let mut text = Vec::with_capacity(played.turns.len());
+    for t in &played.turns {
+        text.push(format_turn(&p, t, PointStyle::Algebraic));
+        p.play_unchecked(t);
+    }
+    Ok(GameRecord {
+        white: specs[j.white].clone(),
+        black: specs[j.black].clone(),
+        opening: j.opening,
+        result: played.outcome.name().to_string(),
+        turns: text,
+        key: j.key.clone(),
+        fen: j.fen.clone(),
+        pair: j.pair.clone(),
+        seconds: Some(played.seconds),
+        chosen: Some(played.chosen),
+        vela: j.vela.clone(),
+    })
+}
+
+/// The riatras of the Malagasy match between `a` and `b`: riatra `r` plays opening
+/// `(r / 2) % 5`, opened (as White) by the first player of its round in even `r` and by
+/// the other in odd `r`; the first player is `a` in the first round of five openings, `b`
+/// in the next, and so on. Keys: `a | b | riatra r`.
+fn riatra_jobs(
+    specs: &[String],
+    a: usize,
+    b: usize,
+    riatras: usize,
+    start: &Position,
+    traditional: &[Turn],
+) -> Vec<Job> {
+    let n = traditional.len();
+    (0..riatras)
+        .map(|r| {
+            let round = r / (2 * n);
+            let (first, second) = if round % 2 == 0 { (a, b) } else { (b, a) };
+            let (white, black) = if r % 2 == 0 {
+                (first, second)
+            } else {
+                (second, first)
+            };
+            let o = (r / 2) % n;
+            Job {
+                white,
+                black,
+                opening: o,
+                start: *start,
+                first: Some(traditional[o]),
+                fen: None,
+                key: format!("{} | {} | riatra {r}", specs[a], specs[b]),
+                pair: Some(format!(
+                    "{} | {} | riatra pair {}",
+                    specs[a],
+                    specs[b],
+                    r / 2
+                )),
+                vela: None,
+            }
+        })
+        .collect()
+}
+
+/// Tournament points of one player in the Malagasy format (docs/RULES.md section 9).
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize)]
+pub struct MatchPoints {
+    /// The player's spec.
+    pub player: String,
+    /// Points: 3 a riatra won, 3 a vela won as the riatra winner; nothing else scores.
+    pub points: u32,
+    /// Riatras won, drawn, lost.
+    pub riatras: [u32; 3],
+    /// Velas played as the riatra winner: won, drawn, lost (each lost one clears the
+    /// other's debt).
+    pub velas_given: [u32; 3],
+    /// Velas played as the debtor: won (debt cleared), drawn, lost.
+    pub velas_owed: [u32; 3],
+    /// Riatras lost whose debt was still unpaid after the last vela allowed.
+    pub unpaid: u32,
+}
+
+/// Tournament points of each player from the records of Malagasy matches. `max_velas`
+/// is the match's cap (a debt is unpaid when that many velas were played and the last
+/// was not won by the debtor).
+pub fn match_points(specs: &[String], records: &[GameRecord], max_velas: u32) -> Vec<MatchPoints> {
+    let mut out: Vec<MatchPoints> = specs
+        .iter()
+        .map(|s| MatchPoints {
+            player: s.clone(),
+            ..MatchPoints::default()
+        })
+        .collect();
+    let idx = |s: &str| specs.iter().position(|x| x == s);
+    // Velas by their riatra's key.
+    let mut velas: HashMap<&str, Vec<&GameRecord>> = HashMap::new();
+    for r in records {
+        if r.vela.is_some()
+            && let Some(unit) = r.key.split(VELA_KEY).next()
+        {
+            velas.entry(unit).or_default().push(r);
+        }
+    }
+    for r in records {
+        let (Some(w), Some(b)) = (idx(&r.white), idx(&r.black)) else {
+            continue;
+        };
+        let side = |c: &str| if c == "white" { w } else { b };
+        match &r.vela {
+            None => match r.result.as_str() {
+                "draw" => {
+                    out[w].riatras[1] += 1;
+                    out[b].riatras[1] += 1;
+                }
+                winner => {
+                    let (won, lost) = if winner == "white" { (w, b) } else { (b, w) };
+                    out[won].points += 3;
+                    out[won].riatras[0] += 1;
+                    out[lost].riatras[2] += 1;
+                    let played = velas.get(r.key.as_str()).map_or(0, Vec::len) as u32;
+                    let loser_colour = if winner == "white" { "black" } else { "white" };
+                    let cleared = velas
+                        .get(r.key.as_str())
+                        .is_some_and(|v| v.iter().any(|x| x.result == loser_colour));
+                    if played >= max_velas && !cleared {
+                        out[lost].unpaid += 1;
+                    }
+                }
+            },
+            Some(v) => {
+                let debtor_colour = v.split(' ').next().unwrap_or_default();
+                let debtor = side(debtor_colour);
+                let giver = if debtor == w { b } else { w };
+                match r.result.as_str() {
+                    "draw" => {
+                        out[giver].velas_given[1] += 1;
+                        out[debtor].velas_owed[1] += 1;
+                    }
+                    c if c == debtor_colour => {
+                        out[giver].velas_given[2] += 1;
+                        out[debtor].velas_owed[0] += 1;
+                    }
+                    _ => {
+                        out[giver].points += 3;
+                        out[giver].velas_given[0] += 1;
+                        out[debtor].velas_owed[2] += 1;
+                    }
+                }
+            }
+        }
+    }
+    out
 }
 
 /// The pentanomial counts of the finished pairs of `a` (first) against `b` in `records`:
@@ -415,10 +666,11 @@ pub fn pentanomial(a: &str, b: &str, records: &[GameRecord]) -> Pentanomial {
     out
 }
 
-/// Pairwise results of `specs` from game records.
+/// Pairwise results of `specs` from game records (velas left out).
 pub fn tally(specs: &[String], records: &[GameRecord]) -> Vec<PairResult> {
     let mut out: Vec<PairResult> = Vec::new();
-    for r in records {
+    // Elo counts riatras only: a vela is a handicap game.
+    for r in records.iter().filter(|r| r.vela.is_none()) {
         let (Some(w), Some(b)) = (
             specs.iter().position(|s| *s == r.white),
             specs.iter().position(|s| *s == r.black),
@@ -487,4 +739,142 @@ pub fn rate(specs: &[String], records: &[GameRecord], anchor: usize) -> Vec<Rati
 /// Score of `c` in an outcome (1, 0.5, 0).
 pub fn points(o: Outcome, c: Color) -> f64 {
     (o.score_for(c) as f64 + 1.0) / 2.0
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The Malagasy match with scripted results: who opens which riatra, the velas after
+    /// each lost riatra, the repeat after a lost or drawn vela, the cap, and the points.
+    #[test]
+    fn malagasy_match_schedule_and_points() {
+        let specs = vec!["A".to_string(), "B".to_string()];
+        let cfg = ArenaConfig {
+            variant: Variant::Dimy,
+            rules: RuleOptions::default(),
+            openings: Openings::Traditional,
+            format: Format::Malagasy {
+                vela_form: VelaForm::Kely,
+                max_velas: 3,
+            },
+            games: 20,
+            threads: 1,
+            seed: 1,
+            max_turns: 400,
+            out: None,
+            device: Device::flex(),
+        };
+        let start = Position::start(Variant::Dimy, cfg.rules);
+        let traditional = start.turns(TurnMode::Distinct);
+        let units = riatra_jobs(&specs, 0, 1, 20, &start, &traditional);
+        // Results by key: the winner's colour, or a draw.
+        let script: HashMap<&str, &str> = [
+            ("A | B | riatra 0", "white"),          // A (White) wins: B owes
+            ("A | B | riatra 0 | vela 1", "white"), // A wins the vela: B still owes
+            ("A | B | riatra 0 | vela 2", "draw"),  // drawn: B still owes
+            ("A | B | riatra 0 | vela 3", "black"), // B wins: debt cleared
+            ("A | B | riatra 2", "black"),          // B wins as Black: A owes
+            ("A | B | riatra 2 | vela 1", "white"), // A (the debtor, White) clears it
+            ("A | B | riatra 3", "white"),          // B wins as White: A owes
+            ("A | B | riatra 3 | vela 1", "white"),
+            ("A | B | riatra 3 | vela 2", "white"),
+            ("A | B | riatra 3 | vela 3", "white"), // the cap: unpaid
+        ]
+        .into();
+        let played: Mutex<Vec<GameRecord>> = Mutex::new(Vec::new());
+        let game = |j: &Job, _seed: u64| -> Result<GameRecord, ArenaError> {
+            let result = script.get(j.key.as_str()).copied().unwrap_or("draw");
+            let rec = GameRecord {
+                white: specs[j.white].clone(),
+                black: specs[j.black].clone(),
+                opening: j.opening,
+                result: result.into(),
+                turns: Vec::new(),
+                key: j.key.clone(),
+                fen: j.fen.clone(),
+                pair: j.pair.clone(),
+                seconds: None,
+                chosen: None,
+                vela: j.vela.clone(),
+            };
+            // A vela starts from the vela kely position with the debtor to move.
+            if let Some(v) = &j.vela {
+                assert_eq!(j.start.rules().vela_form, VelaForm::Kely);
+                assert_eq!(j.start.side_to_move().name(), v.split(' ').next().unwrap());
+                assert_eq!(j.start.pieces(j.start.side_to_move().other()).count(), 7);
+            }
+            played.lock().unwrap().push(rec.clone());
+            Ok(rec)
+        };
+        for (i, j) in units.iter().enumerate() {
+            play_unit(&cfg, j, i as u64, &game).unwrap();
+        }
+        let records = played.into_inner().unwrap();
+        let order: Vec<String> = records
+            .iter()
+            .map(|r| {
+                format!(
+                    "{} o{} {}-{}{}",
+                    r.key.trim_start_matches("A | B | "),
+                    r.opening,
+                    r.white,
+                    r.black,
+                    r.vela
+                        .as_ref()
+                        .map(|v| format!(" [{v}]"))
+                        .unwrap_or_default()
+                )
+            })
+            .collect();
+        let head = [
+            "riatra 0 o0 A-B",
+            "riatra 0 | vela 1 o0 A-B [black kely]",
+            "riatra 0 | vela 2 o0 A-B [black kely]",
+            "riatra 0 | vela 3 o0 A-B [black kely]",
+            "riatra 1 o0 B-A",
+            "riatra 2 o1 A-B",
+            "riatra 2 | vela 1 o1 A-B [white kely]",
+            "riatra 3 o1 B-A",
+            "riatra 3 | vela 1 o1 B-A [black kely]",
+            "riatra 3 | vela 2 o1 B-A [black kely]",
+            "riatra 3 | vela 3 o1 B-A [black kely]",
+            "riatra 4 o2 A-B",
+        ];
+        assert_eq!(order[..head.len()], head);
+        // After the five openings the order of the players reverses: B opens first.
+        let r10 = order
+            .iter()
+            .position(|o| o.starts_with("riatra 10 "))
+            .unwrap();
+        assert_eq!(order[r10], "riatra 10 o0 B-A");
+        assert_eq!(order[r10 + 1], "riatra 11 o0 A-B");
+        assert_eq!(order.len(), 20 + 3 + 1 + 3);
+        let points = match_points(&specs, &records, 3);
+        assert_eq!(
+            points[0],
+            MatchPoints {
+                player: "A".into(),
+                points: 6,
+                riatras: [1, 17, 2],
+                velas_given: [1, 1, 1],
+                velas_owed: [1, 0, 3],
+                unpaid: 1,
+            }
+        );
+        assert_eq!(
+            points[1],
+            MatchPoints {
+                player: "B".into(),
+                points: 15,
+                riatras: [2, 17, 1],
+                velas_given: [3, 0, 1],
+                velas_owed: [1, 1, 1],
+                unpaid: 0,
+            }
+        );
+        // Elo counts riatras only.
+        let t = tally(&specs, &records);
+        assert_eq!((t[0].wins, t[0].draws, t[0].losses), (1, 17, 2));
+    }
 }

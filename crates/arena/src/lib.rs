@@ -1,7 +1,9 @@
 //! The arena: players named by spec strings play traditional matches (10 games, each of
 //! the 5 openings once by each side as White) in round robins or gauntlets, in parallel,
 //! with results recorded as they finish; Elo by maximum likelihood with 95 % intervals,
-//! SPRT, and reports (Markdown, CSV, JSON, an Elo-against-generation plot).
+//! SPRT, and reports (Markdown, CSV, JSON, an Elo-against-generation plot). The match
+//! as played in Madagascar (riatras, velas after lost ones, tournament points) is
+//! [`Format::Malagasy`].
 #![warn(missing_docs)]
 
 pub mod arena;
@@ -10,6 +12,7 @@ pub mod report;
 pub mod spec;
 
 pub use arena::{
-    ArenaConfig, ArenaError, GameRecord, Openings, play_pairings, play_pairings_with, rate, tally,
+    ArenaConfig, ArenaError, Format, GameRecord, MatchPoints, Openings, match_points,
+    play_pairings, play_pairings_with, rate, tally,
 };
 pub use elo::{PairResult, Pentanomial, Rating, Sprt, SprtDecision, ratings};

@@ -1,6 +1,7 @@
 //! Player specs: `ab:depth=8`, `ab:time=1s`, `ab:nodes=100000,hash=64`, `random`,
-//! `random:seed=3`, `mcts:ckpt=DIR,sims=400` (`ckpt=none`: a fresh network),
-//! `mcts:ckpt=DIR,time=200ms` (a time per turn, as `ab:time=`). One parser,
+//! `random:seed=3`, `mcts:ckpt=DIR,sims=400` (`ckpt=none`: a fresh network; no `ckpt`:
+//! the release network of the variant), `mcts:ckpt=DIR,time=200ms` (a time per turn, as
+//! `ab:time=`). One parser,
 //! used by the arena and by every command that names an engine.
 
 /// A spec that cannot be used, with the reason (naming the spec).
@@ -38,9 +39,8 @@ pub enum EngineSpec {
     },
     /// The network with MCTS.
     Mcts {
-        /// A checkpoint folder or a run folder (its latest checkpoint); `None`: a freshly
-        /// initialised network.
-        ckpt: Option<std::path::PathBuf>,
+        /// Which network.
+        ckpt: NetSource,
         /// Simulations per decision (with `time`: the most a decision may use).
         sims: u32,
         /// Time per turn (its decisions share it), as `ab:time=`.
@@ -50,6 +50,17 @@ pub enum EngineSpec {
         /// Seed (tie breaks, Gumbel noise).
         seed: u64,
     },
+}
+
+/// The network an `mcts` spec plays with.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum NetSource {
+    /// No `ckpt=`: the release network of the game's variant (`checkpoints/release/<variant>`).
+    Release,
+    /// `ckpt=none`: a freshly initialised network.
+    Fresh,
+    /// `ckpt=DIR`: a checkpoint folder or a run folder (its latest checkpoint).
+    Dir(std::path::PathBuf),
 }
 
 /// Reads a duration: `250ms`, `1s`, `1.5s`, `2m`.
@@ -144,8 +155,7 @@ impl EngineSpec {
                 Ok(EngineSpec::Ab { cfg, limits })
             }
             "mcts" => {
-                let mut ckpt = None;
-                let mut seen_ckpt = false;
+                let mut ckpt = NetSource::Release;
                 let mut sims = None;
                 let mut time = None;
                 let mut gumbel = false;
@@ -153,8 +163,11 @@ impl EngineSpec {
                 for (k, v) in pairs {
                     match k {
                         "ckpt" => {
-                            seen_ckpt = true;
-                            ckpt = (v != "none").then(|| std::path::PathBuf::from(v));
+                            ckpt = match v {
+                                "none" => NetSource::Fresh,
+                                "" => return Err(bad(k, v, "a checkpoint folder, or none")),
+                                dir => NetSource::Dir(dir.into()),
+                            }
                         }
                         "sims" => {
                             sims = Some(
@@ -179,11 +192,6 @@ impl EngineSpec {
                             )));
                         }
                     }
-                }
-                if !seen_ckpt {
-                    return Err(input_err(format!(
-                        "engine spec `{spec}`: mcts needs ckpt=DIR (a checkpoint or run folder) or ckpt=none"
-                    )));
                 }
                 if gumbel && time.is_some() {
                     return Err(input_err(format!(
@@ -214,7 +222,7 @@ impl EngineSpec {
                 Ok(EngineSpec::Random { seed })
             }
             _ => Err(input_err(format!(
-                "unknown engine `{kind}` in spec `{spec}` (known: ab:depth=N|time=T|nodes=N, random[:seed=S], mcts:ckpt=DIR,sims=N|time=T)"
+                "unknown engine `{kind}` in spec `{spec}` (known: ab:depth=N|time=T|nodes=N, random[:seed=S], mcts[:ckpt=DIR],sims=N|time=T)"
             ))),
         }
     }
@@ -258,9 +266,15 @@ impl EngineSpec {
         };
         let device = device.clone();
         let net = match ckpt {
-            None => NetConfig::for_variant(variant).init(&device),
-            Some(dir) => {
+            NetSource::Fresh => NetConfig::for_variant(variant).init(&device),
+            NetSource::Dir(dir) => {
                 checkpoint::load(dir, &device, Some(variant), None)
+                    .map_err(input_err)?
+                    .0
+            }
+            NetSource::Release => {
+                let dir = checkpoint::release_dir(variant).map_err(input_err)?;
+                checkpoint::load(&dir, &device, Some(variant), None)
                     .map_err(input_err)?
                     .0
             }
@@ -325,7 +339,40 @@ mod tests {
                 ..
             }
         ));
+        assert!(matches!(
+            EngineSpec::parse("mcts:sims=50").unwrap(),
+            EngineSpec::Mcts {
+                ckpt: NetSource::Release,
+                sims: 50,
+                ..
+            }
+        ));
+        assert!(matches!(
+            EngineSpec::parse("mcts").unwrap(),
+            EngineSpec::Mcts {
+                ckpt: NetSource::Release,
+                ..
+            }
+        ));
+        assert!(matches!(
+            EngineSpec::parse("mcts:ckpt=none").unwrap(),
+            EngineSpec::Mcts {
+                ckpt: NetSource::Fresh,
+                ..
+            }
+        ));
+        assert_eq!(
+            EngineSpec::parse("mcts:ckpt=runs/a,sims=8").unwrap(),
+            EngineSpec::Mcts {
+                ckpt: NetSource::Dir("runs/a".into()),
+                sims: 8,
+                time: None,
+                gumbel: false,
+                seed: 0
+            }
+        );
         for bad in [
+            "mcts:ckpt=",
             "mcts:ckpt=none,time=0ms",
             "mcts:ckpt=none,time=soon",
             "mcts:ckpt=none,time=1s,gumbel=true",

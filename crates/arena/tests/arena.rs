@@ -26,6 +26,7 @@ fn config(openings: Openings, games: usize, threads: usize) -> ArenaConfig {
         variant: Variant::Dimy,
         rules: RuleOptions::default(),
         openings,
+        format: fanorona_arena::Format::Riatras,
         games,
         threads,
         seed: 1,
@@ -149,4 +150,66 @@ fn a_stop_rule_ends_the_match_early() {
         2,
         "one thread: exactly the games before the rule held"
     );
+}
+
+#[test]
+fn malagasy_matches_insert_velas_and_resume() {
+    let dir = std::env::temp_dir().join(format!("fanorona-malagasy-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    let mut cfg = config(Openings::Traditional, 4, 2);
+    cfg.format = fanorona_arena::Format::Malagasy {
+        vela_form: fanorona_rules::VelaForm::Be,
+        max_velas: 2,
+    };
+    cfg.out = Some(dir.clone());
+    let specs = vec!["ab:depth=2".to_string(), "random".to_string()];
+    let records = play_pairings(&cfg, &specs, &[(0, 1)], &|_, _, _| {}, None).unwrap();
+    let riatras: Vec<_> = records.iter().filter(|r| r.vela.is_none()).collect();
+    assert_eq!(riatras.len(), 4);
+    for r in &riatras {
+        let velas: Vec<_> = records
+            .iter()
+            .filter(|v| v.vela.is_some() && v.key.starts_with(&format!("{} | vela ", r.key)))
+            .collect();
+        match r.result.as_str() {
+            "draw" => assert!(velas.is_empty(), "no vela after a drawn riatra"),
+            winner => {
+                let debtor = if winner == "white" { "black" } else { "white" };
+                assert!(!velas.is_empty() && velas.len() <= 2, "{}", r.key);
+                for (k, v) in velas.iter().enumerate() {
+                    assert_eq!(v.vela.as_deref(), Some(&*format!("{debtor} be")));
+                    // Only the last vela may be won by the debtor.
+                    if k + 1 < velas.len() {
+                        assert_ne!(v.result, debtor);
+                    }
+                    // The vela starts with the debtor to move.
+                    let fen = v.fen.as_deref().unwrap();
+                    assert!(fen.contains(if debtor == "white" { " w" } else { " b" }));
+                }
+            }
+        }
+    }
+    assert!(
+        records.iter().any(|r| r.vela.is_some()),
+        "alpha-beta won a riatra against random"
+    );
+    let points = fanorona_arena::match_points(&specs, &records, 2);
+    assert!(points[0].points >= 3);
+    // A rerun finds every game recorded and plays none.
+    let again = play_pairings(
+        &cfg,
+        &specs,
+        &[(0, 1)],
+        &|_, _, _| panic!("no game should be played"),
+        None,
+    )
+    .unwrap();
+    assert_eq!(again.len(), records.len());
+    // A book cannot be played in this format.
+    cfg.openings = Openings::Book(book(2));
+    assert!(matches!(
+        play_pairings(&cfg, &specs, &[(0, 1)], &|_, _, _| {}, None),
+        Err(ArenaError::Invalid(_))
+    ));
+    std::fs::remove_dir_all(&dir).ok();
 }

@@ -5,14 +5,29 @@ use crate::rules_cmds::PositionArgs;
 use anyhow::Result;
 use clap::Args;
 use fanorona_arena::arena::{
-    ArenaConfig, GameRecord, Openings, default_anchor, pentanomial, play_pairings, rate, tally,
+    ArenaConfig, Format, GameRecord, MatchPoints, Openings, default_anchor, match_points,
+    pentanomial, play_pairings, rate, tally,
 };
 use fanorona_arena::elo::{Pentanomial, Sprt, SprtDecision};
 use fanorona_arena::report;
 use fanorona_nn::checkpoint;
-use fanorona_rules::{Position, RuleOptions, Variant};
+use fanorona_rules::{Position, RuleOptions, Variant, VelaForm};
 use indicatif::{ProgressBar, ProgressStyle};
 use std::path::PathBuf;
+
+/// The arena's schedule (`--format`).
+#[derive(clap::ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
+pub enum FormatArg {
+    /// Independent games, each start twice.
+    Riatras,
+    /// The match as played in Madagascar, with velas and tournament points.
+    Malagasy,
+}
+
+fn parse_vela_form(s: &str) -> std::result::Result<VelaForm, String> {
+    s.parse()
+        .map_err(|e: fanorona_rules::RuleOptionError| e.to_string())
+}
 
 /// `fanorona arena`.
 #[derive(Args, Debug)]
@@ -44,6 +59,22 @@ pub struct ArenaArgs {
     /// each side. The variant is the book's.
     #[arg(long, value_name = "FILE", conflicts_with = "fen")]
     pub book: Option<PathBuf>,
+    /// How games are scheduled. `riatras`: independent games, each start played twice
+    /// (each player once on each side). `malagasy`: the match as played in Madagascar
+    /// (the five openings, the players taking turns to open them, each opening twice in a
+    /// row, the order reversed after the five; the loser of a riatra at once plays velas,
+    /// handicap games, until it wins one or --max-velas were played), scored in
+    /// tournament points beside the riatras' Elo.
+    #[arg(long, value_enum, default_value_t = FormatArg::Riatras)]
+    pub format: FormatArg,
+    /// The vela's form in the malagasy format: `be` (the start position) or `kely` (less
+    /// the riatra winner's back row).
+    #[arg(long, value_name = "be|kely", default_value = "be", value_parser = parse_vela_form)]
+    pub vela_form: VelaForm,
+    /// The most velas after one riatra in the malagasy format; a debt still unpaid after
+    /// them is reported as unpaid and the match goes on.
+    #[arg(long, default_value_t = 3, value_parser = clap::value_parser!(u32).range(1..))]
+    pub max_velas: u32,
     /// A sequential probability ratio test between two players (--players A B): plays
     /// game pairs until the pentanomial LLR crosses a bound, e.g. `--sprt 0,20` tests
     /// "A is at least 20 Elo stronger" against "A is no stronger".
@@ -158,6 +189,25 @@ pub fn arena(a: ArenaArgs) -> Result<()> {
             Some(v)
         }
         Openings::Traditional => None,
+    };
+    let format = match a.format {
+        FormatArg::Riatras => Format::Riatras,
+        FormatArg::Malagasy => {
+            if openings != Openings::Traditional {
+                return Err(input_err(
+                    "--format malagasy plays the five openings: it takes no --book or --fen",
+                ));
+            }
+            if a.sprt.is_some() {
+                return Err(input_err(
+                    "--sprt needs game pairs of independent games: use --format riatras",
+                ));
+            }
+            Format::Malagasy {
+                vela_form: a.vela_form,
+                max_velas: a.max_velas,
+            }
+        }
     };
     let games = a.games.unwrap_or(match &openings {
         Openings::Traditional => 10,
@@ -279,6 +329,7 @@ pub fn arena(a: ArenaArgs) -> Result<()> {
         variant,
         rules,
         openings,
+        format,
         games,
         threads,
         seed: a.seed,
@@ -299,6 +350,9 @@ pub fn arena(a: ArenaArgs) -> Result<()> {
     let first = specs[0].clone();
     let score = std::sync::Mutex::new((0.0f64, 0u32));
     let on_game = |r: &GameRecord, _done: usize, _total: usize| {
+        if r.vela.is_some() {
+            return; // the bar counts riatras
+        }
         bar.inc(1);
         let mut s = score.lock().expect("not poisoned");
         let side = if r.white == first {
@@ -387,10 +441,13 @@ pub fn arena(a: ArenaArgs) -> Result<()> {
             "pentanomial": p.0,
         })
     });
+    // Ratings and game counts are of riatras; velas are counted apart.
+    let rated = records.iter().filter(|r| r.vela.is_none()).count();
+    let velas = records.len() - rated;
     let results = tally(&specs, &records);
     let anchor = anchor_spec.unwrap_or_else(|| default_anchor(&specs, &records));
     let ratings = rate(&specs, &records, anchor);
-    report::save(&out, &specs, &results, &ratings, records.len())
+    report::save(&out, &specs, &results, &ratings, rated)
         .map_err(|e| anyhow::anyhow!("writing reports into {}: {e}", out.display()))?;
     if !generations.is_empty() {
         let pts: Vec<(u64, f64, f64, f64)> = generations
@@ -403,13 +460,23 @@ pub fn arena(a: ArenaArgs) -> Result<()> {
         }
     }
     if !a.json {
+        let velas = if velas > 0 {
+            format!(" and {velas} velas")
+        } else {
+            String::new()
+        };
         println!(
-            "{} games ({variant}), results in {}\n",
-            records.len(),
+            "{rated} games{velas} ({variant}), results in {}\n",
             out.display()
         );
         println!("{}", report::results_markdown(&specs, &results));
         println!("{}", report::ratings_markdown(&specs, &ratings, anchor));
+        if let Format::Malagasy { max_velas, .. } = format {
+            println!(
+                "{}",
+                points_markdown(&match_points(&specs, &records, max_velas))
+            );
+        }
         let times = fanorona_arena::arena::time_per_turn(&specs, &records);
         if !times.is_empty() {
             println!("Thinking time per turn (mean over the games that record it):");
@@ -418,13 +485,37 @@ pub fn arena(a: ArenaArgs) -> Result<()> {
             }
         }
     } else {
-        let mut j = report::ratings_json(&specs, &ratings, records.len());
+        let mut j = report::ratings_json(&specs, &ratings, rated);
         if let Some(sp) = sprt_json {
             j["sprt"] = sp;
+        }
+        if let Format::Malagasy { max_velas, .. } = format {
+            j["points"] = serde_json::to_value(match_points(&specs, &records, max_velas))
+                .expect("points serialise");
         }
         println!("{j}");
     }
     Ok(())
+}
+
+/// The tournament points of a Malagasy match as a Markdown table.
+fn points_markdown(points: &[MatchPoints]) -> String {
+    let mut s = String::from(
+        "Tournament points (riatra won 3, vela won as the riatra winner 3, nothing else):\n\n| player | points | riatras W-D-L | velas given W-D-L | velas owed W-D-L | unpaid |\n|---|---:|---|---|---|---:|\n",
+    );
+    let wdl = |x: [u32; 3]| format!("{}-{}-{}", x[0], x[1], x[2]);
+    for p in points {
+        s.push_str(&format!(
+            "| {} | {} | {} | {} | {} | {} |\n",
+            p.player,
+            p.points,
+            wdl(p.riatras),
+            wdl(p.velas_given),
+            wdl(p.velas_owed),
+            p.unpaid
+        ));
+    }
+    s
 }
 
 /// `fanorona plot`.
