@@ -36,6 +36,10 @@ pub struct RulesConfig {
     pub quiet_limit: u16,
     /// Third repetition draws.
     pub repetition_draw: bool,
+    /// Train the vela handicap game: `none`, `white` or `black` (the vela player).
+    pub vela: String,
+    /// The vela's form: `be` or `kely`.
+    pub vela_form: String,
 }
 
 /// `[net]`: the residual tower.
@@ -111,6 +115,11 @@ pub struct OptimConfig {
     pub min_replay: usize,
     /// Augment each training sample with a random board symmetry.
     pub augment: bool,
+    /// Train while the next generation plays (both cores busy): generation `g` plays
+    /// with the network trained through generation `g - 1`'s samples, and its training
+    /// runs at the same time on the window as it was before `g`'s games arrive (a lag of
+    /// one generation, as in KataGo and lc0). `false`: play, then train, in turn.
+    pub overlap: bool,
 }
 
 /// `[run]`: the loop around generations.
@@ -157,6 +166,8 @@ impl Default for RulesConfig {
             reply_chains: true,
             quiet_limit: 0,
             repetition_draw: false,
+            vela: "none".into(),
+            vela_form: "be".into(),
         }
     }
 }
@@ -206,6 +217,7 @@ impl Default for OptimConfig {
             train_ratio: 4.0,
             min_replay: 2_000,
             augment: true,
+            overlap: true,
         }
     }
 }
@@ -299,6 +311,18 @@ impl TrainConfig {
                 self.variant
             ));
         }
+        let mut rules = RuleOptions::default();
+        for (key, value) in [
+            ("vela", &self.rules.vela),
+            ("vela_form", &self.rules.vela_form),
+        ] {
+            if let Err(e) = rules.set(key, value) {
+                return bad(&format!("rules: {e}"));
+            }
+        }
+        if rules.vela.is_some() && self.variant == "telo" {
+            return bad("rules.vela: telo has no vela");
+        }
         let s = &self.selfplay;
         if s.games_in_flight == 0
             || s.games_per_generation == 0
@@ -331,12 +355,17 @@ impl TrainConfig {
 
     /// The rule options.
     pub fn rule_options(&self) -> RuleOptions {
-        RuleOptions {
+        let mut rules = RuleOptions {
             reply_chains: self.rules.reply_chains,
             quiet_limit: (self.rules.quiet_limit > 0).then_some(self.rules.quiet_limit),
             repetition_draw: self.rules.repetition_draw,
-            vela: None,
-        }
+            ..RuleOptions::default()
+        };
+        rules
+            .set("vela", &self.rules.vela)
+            .and_then(|()| rules.set("vela_form", &self.rules.vela_form))
+            .expect("validated");
+        rules
     }
 
     /// The resolved configuration as TOML.

@@ -30,6 +30,10 @@ pub struct RunState {
     pub steps: u64,
     /// Seconds of training so far (over every session).
     pub seconds: f64,
+    /// Samples of the last generation not yet trained on (with `train.overlap`, the next
+    /// generation trains on them while it plays).
+    #[serde(default)]
+    pub untrained_samples: u64,
 }
 
 /// Where a run lives and what it runs on.
@@ -283,27 +287,24 @@ pub fn train(opts: &RunOptions, progress: &mut dyn Progress) -> Result<Summary, 
             seed,
         );
         let games = cfg.selfplay.games_per_generation;
+        let lr = cfg.lr_at(g - 1);
         progress.selfplay_started(g, games);
-        let mut on_game = |n: usize| progress.game_finished(n);
-        let (finished, stats) = match variant {
-            Variant::Telo => selfplay::play(
-                &TeloPosition::start(cfg.rule_options()),
-                cfg,
-                &mut eval,
-                games,
-                g,
-                seed,
-                &mut on_game,
-            ),
-            v => selfplay::play(
-                &Position::start(v, cfg.rule_options()),
-                cfg,
-                &mut eval,
-                games,
-                g,
-                seed,
-                &mut on_game,
-            ),
+        let (finished, stats, trained) = if cfg.train.overlap {
+            // Train on the samples the last generation left while this one plays.
+            let owed = state.untrained_samples;
+            let (trainer, window) = (&mut trainer, &replay);
+            std::thread::scope(|scope| {
+                let training =
+                    scope.spawn(move || train_on_window(trainer, window, cfg, owed, lr, seed));
+                let (finished, stats) = play_generation(cfg, &mut eval, games, g, seed, progress);
+                let trained = training
+                    .join()
+                    .unwrap_or_else(|e| std::panic::resume_unwind(e));
+                (finished, stats, Some(trained))
+            })
+        } else {
+            let (finished, stats) = play_generation(cfg, &mut eval, games, g, seed, progress);
+            (finished, stats, None)
         };
         progress.selfplay_finished();
         // One file per generation, written whole: a rerun of a generation after a crash
@@ -314,22 +315,17 @@ pub fn train(opts: &RunOptions, progress: &mut dyn Progress) -> Result<Summary, 
         records::write_games(&games_dir.join(format!("{g:05}.jsonl")), &records)?;
         let new_samples: usize = finished.iter().map(|f| f.samples.len()).sum();
         replay.extend(finished.into_iter().flat_map(|f| f.samples));
-
-        // Train on the window.
-        let mut rng = SmallRng::seed_from_u64(seed ^ 0x5EED);
-        let lr = cfg.lr_at(g - 1);
-        let mut losses: Vec<Losses> = Vec::new();
-        let t_train = std::time::Instant::now();
-        if replay.len() >= cfg.train.min_replay.max(cfg.train.batch_size) {
-            let steps = ((new_samples as f64 * cfg.train.train_ratio as f64)
-                / cfg.train.batch_size as f64)
-                .ceil() as usize;
-            for _ in 0..steps.max(1) {
-                let b = replay.batch(variant, cfg.train.batch_size, cfg.train.augment, &mut rng);
-                losses.push(trainer.step(&b, lr));
+        // Without overlap, train on this generation's samples now.
+        let (losses, train_secs) = match trained {
+            Some(trained) => {
+                state.untrained_samples = new_samples as u64;
+                trained
             }
-        }
-        let train_secs = t_train.elapsed().as_secs_f64();
+            None => {
+                state.untrained_samples = 0;
+                train_on_window(&mut trainer, &replay, cfg, new_samples as u64, lr, seed)
+            }
+        };
 
         state.generation = g;
         state.games += stats.games;
@@ -398,6 +394,68 @@ pub fn train(opts: &RunOptions, progress: &mut dyn Progress) -> Result<Summary, 
         state,
         last_checkpoint,
     })
+}
+
+/// Self-play of generation `g` with the network in `eval`.
+fn play_generation(
+    cfg: &TrainConfig,
+    eval: &mut NetEvaluator,
+    games: usize,
+    g: u64,
+    seed: u64,
+    progress: &mut dyn Progress,
+) -> (Vec<selfplay::FinishedGame>, SelfPlayStats) {
+    let mut on_game = |n: usize| progress.game_finished(n);
+    match cfg.variant() {
+        Variant::Telo => selfplay::play(
+            &TeloPosition::start(cfg.rule_options()),
+            cfg,
+            eval,
+            games,
+            g,
+            seed,
+            &mut on_game,
+        ),
+        v => selfplay::play(
+            &Position::start(v, cfg.rule_options()),
+            cfg,
+            eval,
+            games,
+            g,
+            seed,
+            &mut on_game,
+        ),
+    }
+}
+
+/// `train_ratio` samples per new sample (`new_samples` of them) from the window, once
+/// it holds `min_replay`: the losses of each step and the seconds it took.
+fn train_on_window(
+    trainer: &mut Trainer,
+    replay: &Replay,
+    cfg: &TrainConfig,
+    new_samples: u64,
+    lr: f64,
+    seed: u64,
+) -> (Vec<Losses>, f64) {
+    let t = std::time::Instant::now();
+    let mut losses = Vec::new();
+    if new_samples == 0 || replay.len() < cfg.train.min_replay.max(cfg.train.batch_size) {
+        return (losses, 0.0);
+    }
+    let mut rng = SmallRng::seed_from_u64(seed ^ 0x5EED);
+    let steps = ((new_samples as f64 * cfg.train.train_ratio as f64) / cfg.train.batch_size as f64)
+        .ceil() as usize;
+    for _ in 0..steps {
+        let b = replay.batch(
+            cfg.variant(),
+            cfg.train.batch_size,
+            cfg.train.augment,
+            &mut rng,
+        );
+        losses.push(trainer.step(&b, lr));
+    }
+    (losses, t.elapsed().as_secs_f64())
 }
 
 fn mean(v: impl Iterator<Item = f32>) -> f64 {

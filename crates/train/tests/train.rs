@@ -136,3 +136,66 @@ fn a_damaged_replay_window_is_reported_not_used() {
     );
     std::fs::remove_dir_all(&root).ok();
 }
+
+#[test]
+fn trains_the_vela_kely_game_on_dimy() {
+    let root = tmp("vela");
+    let set: Vec<String> = [
+        "variant=dimy",
+        "rules.vela=black",
+        "rules.vela_form=kely",
+        "net.blocks=1",
+        "net.channels=8",
+        "selfplay.games_in_flight=4",
+        "selfplay.games_per_generation=4",
+        "selfplay.sims=8",
+        "selfplay.max_decisions=80",
+        "train.batch_size=16",
+        "train.min_replay=16",
+        "train.replay_window=1000",
+        "run.generations=2",
+    ]
+    .map(String::from)
+    .into();
+    let cfg = TrainConfig::load(None, &set).unwrap();
+    let rules = cfg.rule_options();
+    assert_eq!(rules.vela, Some(fanorona_rules::Color::Black));
+    assert_eq!(rules.vela_form, fanorona_rules::VelaForm::Kely);
+    let s = train(&options(cfg, &root, "v"), &mut Quiet).unwrap();
+    assert_eq!(s.state.generation, 2);
+    assert!(s.state.steps > 0, "the second generation trained");
+    // The first sample of the first game is the vela kely start, Black (the vela player)
+    // to move with White's back row gone.
+    let start = fanorona_rules::Position::start(fanorona_rules::Variant::Dimy, rules);
+    assert_eq!(start.pieces(fanorona_rules::Color::White).count(), 7);
+    let mut planes = vec![0.0; fanorona_sim::num_planes(start.variant()) * 25];
+    fanorona_sim::Encode::encode(&start, &mut planes);
+    let window = read_samples(
+        &root.join("checkpoints/v/00002/replay.bin"),
+        fanorona_rules::Variant::Dimy,
+    )
+    .unwrap();
+    assert_eq!(window[0].planes, planes);
+    // Bad vela settings are refused with the key named.
+    for bad in ["rules.vela=green", "rules.vela_form=petit"] {
+        let e = TrainConfig::load(None, &[bad.to_string()]).unwrap_err();
+        assert!(e.to_string().contains("vela"), "{e}");
+    }
+    std::fs::remove_dir_all(&root).ok();
+}
+
+#[test]
+fn trains_in_turn_without_overlap() {
+    // train.overlap=false: every generation trains on its own samples at once.
+    let root = tmp("sequential");
+    let mut cfg = tiny("dimy", 1);
+    cfg.train.overlap = false;
+    let s = train(&options(cfg, &root, "s"), &mut Quiet).unwrap();
+    assert!(s.state.steps > 0);
+    assert_eq!(s.state.untrained_samples, 0);
+    // With overlap, the first generation leaves its samples to the next one.
+    let s = train(&options(tiny("dimy", 1), &root, "o"), &mut Quiet).unwrap();
+    assert_eq!(s.state.steps, 0);
+    assert_eq!(s.state.untrained_samples, s.state.samples);
+    std::fs::remove_dir_all(&root).ok();
+}
