@@ -20,8 +20,9 @@ pub struct AnalyzeArgs {
     /// lines skipped), printing one result per position.
     #[arg(long, value_name = "F", conflicts_with = "fen")]
     pub fen_file: Option<String>,
-    /// The engine: `ab:depth=8`, `ab:time=1s`, `ab:nodes=N`, `random`. Telo positions are
-    /// answered by the exact telo solver.
+    /// The engine: `ab:depth=8`, `ab:time=1s`, `ab:nodes=N`, `random`, `mcts:time=1s` (the
+    /// release network), `mcts:ckpt=DIR,sims=400`. Telo positions are answered by the
+    /// exact telo solver (or by a network with `mcts:ckpt=DIR`).
     #[arg(long, default_value = "ab:time=1s")]
     pub engine: String,
     /// One line of JSON per position: fen, best, score, pv, depth, nodes (and mate,
@@ -30,7 +31,8 @@ pub struct AnalyzeArgs {
     pub json: bool,
 }
 
-struct Analysis {
+/// What an analysis found (the fields of `analyze --json`).
+pub(crate) struct Analysis {
     fen: String,
     best: Option<String>,
     score: Option<i32>,
@@ -51,21 +53,25 @@ impl Analysis {
             None
         }
     }
-    fn print(&self, json: bool) {
-        let nps = if self.seconds > 0.0 {
+    fn nodes_per_second(&self) -> f64 {
+        if self.seconds > 0.0 {
             self.nodes as f64 / self.seconds
         } else {
             0.0
-        };
+        }
+    }
+    /// The JSON object of `analyze --json` (and of the server's `/api/analyze`).
+    pub(crate) fn to_json(&self) -> serde_json::Value {
+        serde_json::json!({
+            "fen": self.fen, "best": self.best, "score": self.score, "pv": self.pv,
+            "depth": self.depth, "nodes": self.nodes, "mate": self.mate(),
+            "seconds": self.seconds, "nodes_per_second": self.nodes_per_second().round(),
+        })
+    }
+    fn print(&self, json: bool) {
+        let nps = self.nodes_per_second();
         if json {
-            println!(
-                "{}",
-                serde_json::json!({
-                    "fen": self.fen, "best": self.best, "score": self.score, "pv": self.pv,
-                    "depth": self.depth, "nodes": self.nodes, "mate": self.mate(),
-                    "seconds": self.seconds, "nodes_per_second": nps.round(),
-                })
-            );
+            println!("{}", self.to_json());
             return;
         }
         println!("position: {}", self.fen);
@@ -94,7 +100,7 @@ impl Analysis {
     }
 }
 
-fn analyse_fanorona(pos: &Position, spec: &EngineSpec) -> Result<Analysis> {
+pub(crate) fn analyse_fanorona(pos: &Position, spec: &EngineSpec) -> Result<Analysis> {
     let start = Instant::now();
     let mut player = crate::engine::player(spec, "analyze", pos.variant())?;
     let choice = player.choose(&History::new(*pos));
@@ -122,7 +128,7 @@ fn analyse_fanorona(pos: &Position, spec: &EngineSpec) -> Result<Analysis> {
 }
 
 /// A telo position answered by a network and search.
-fn analyse_telo_mcts(pos: &TeloPosition, spec: &EngineSpec) -> Result<Analysis> {
+pub(crate) fn analyse_telo_mcts(pos: &TeloPosition, spec: &EngineSpec) -> Result<Analysis> {
     let start = Instant::now();
     let (action, wdl, sims) = crate::train_cmd::telo_mcts(spec, pos)?;
     let best = action
@@ -142,7 +148,7 @@ fn analyse_telo_mcts(pos: &TeloPosition, spec: &EngineSpec) -> Result<Analysis> 
 }
 
 /// Telo is small enough to know exactly: the solver's value and a value-keeping line.
-fn analyse_telo(pos: &TeloPosition, solution: &TeloSolution) -> Analysis {
+pub(crate) fn analyse_telo(pos: &TeloPosition, solution: &TeloSolution) -> Analysis {
     let start = Instant::now();
     let value = solution.value(pos);
     let score = match value {

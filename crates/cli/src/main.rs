@@ -9,6 +9,7 @@ mod engine;
 mod export_cmd;
 mod play;
 mod rules_cmds;
+mod serve;
 mod train_cmd;
 
 use clap::{Parser, Subcommand};
@@ -49,6 +50,8 @@ enum Command {
     Plot(arena_cmd::PlotArgs),
     /// Throughput benchmarks.
     Bench(bench::BenchArgs),
+    /// Play and analyse in the browser: a web page and its JSON API.
+    Serve(serve::ServeArgs),
 }
 
 /// An error in what the user gave (a FEN, a turn, an option): exit status 2.
@@ -82,6 +85,7 @@ fn main() -> ExitCode {
         Command::Plot(a) => arena_cmd::plot(a),
         Command::Export(a) => export_cmd::export(a),
         Command::Bench(a) => bench::run(a),
+        Command::Serve(a) => serve::serve(a),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,

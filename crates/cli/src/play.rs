@@ -21,7 +21,8 @@ pub enum Side {
 /// `fanorona play`.
 #[derive(Args, Debug)]
 pub struct PlayArgs {
-    /// The opponent: `ab:depth=6`, `ab:time=1s`, `random`, ... (telo: the exact solver).
+    /// The opponent: `ab:depth=6`, `ab:time=1s`, `mcts:time=1s` (the release network),
+    /// `mcts:ckpt=DIR,sims=400`, `random`, ... (telo: the exact solver).
     #[arg(long, default_value = "ab:time=1s")]
     pub engine: String,
     /// Your colour.

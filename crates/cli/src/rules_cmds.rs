@@ -19,8 +19,8 @@ pub struct PositionArgs {
     /// Start from this position instead of the start (docs/RULES.md section 6).
     #[arg(long, value_name = "FEN")]
     pub fen: Option<String>,
-    /// A rule option, repeatable: reply_chains, quiet_limit, repetition_draw, vela
-    /// (e.g. `--rule vela=black`).
+    /// A rule option, repeatable: reply_chains, quiet_limit, repetition_draw, vela,
+    /// vela_form (e.g. `--rule vela=black --rule vela_form=kely`).
     #[arg(long = "rule", value_name = "KEY=VALUE")]
     pub rules: Vec<String>,
 }

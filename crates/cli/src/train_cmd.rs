@@ -173,7 +173,7 @@ pub struct OracleArgs {
 /// that is not lost for the side to move.
 pub fn oracle(a: OracleArgs) -> Result<()> {
     let spec = EngineSpec::Mcts {
-        ckpt: Some(a.checkpoint.clone()),
+        ckpt: fanorona_arena::spec::NetSource::Dir(a.checkpoint.clone()),
         sims: a.sims,
         time: None,
         gumbel: false,

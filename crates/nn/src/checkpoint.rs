@@ -127,6 +127,16 @@ pub enum CheckpointError {
         /// burn's reason.
         reason: String,
     },
+    /// No release network of the variant was found.
+    #[error(
+        "no release network for {variant} (looked in {looked_in}); name one with ckpt=DIR, or ckpt=none for an untrained network"
+    )]
+    NoRelease {
+        /// The variant.
+        variant: String,
+        /// The folders looked in, comma separated.
+        looked_in: String,
+    },
 }
 
 fn io(path: &Path) -> impl FnOnce(std::io::Error) -> CheckpointError + '_ {
@@ -255,6 +265,50 @@ pub fn resolve(path: &Path) -> Result<PathBuf, CheckpointError> {
     }
     best.map(|(_, p)| p)
         .ok_or_else(|| CheckpointError::NotFound(path.to_path_buf()))
+}
+
+/// Where the release network of `variant` is looked for, in order: `$FANORONA_RELEASE/<variant>`,
+/// `checkpoints/release/<variant>` under the working folder and under each folder above the
+/// running binary, and the repository the binary was built from.
+pub fn release_candidates(variant: Variant) -> Vec<PathBuf> {
+    let tail = Path::new("checkpoints")
+        .join("release")
+        .join(variant.name());
+    let mut out = Vec::new();
+    if let Some(root) = std::env::var_os("FANORONA_RELEASE") {
+        out.push(PathBuf::from(root).join(variant.name()));
+    }
+    out.push(tail.clone());
+    if let Ok(exe) = std::env::current_exe() {
+        out.extend(exe.ancestors().skip(1).map(|a| a.join(&tail)));
+    }
+    out.push(
+        Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("../..")
+            .join(&tail),
+    );
+    out
+}
+
+/// The release network's folder for `variant` (the first of [`release_candidates`] that
+/// holds a checkpoint).
+///
+/// # Errors
+/// [`CheckpointError::NoRelease`] naming the places looked in.
+pub fn release_dir(variant: Variant) -> Result<PathBuf, CheckpointError> {
+    let candidates = release_candidates(variant);
+    candidates
+        .iter()
+        .find(|p| p.join("meta.json").is_file())
+        .cloned()
+        .ok_or_else(|| CheckpointError::NoRelease {
+            variant: variant.name().into(),
+            looked_in: candidates
+                .iter()
+                .map(|p| p.display().to_string())
+                .collect::<Vec<_>>()
+                .join(", "),
+        })
 }
 
 /// Loads a checkpoint (folder or run folder) onto `device`, checking it against

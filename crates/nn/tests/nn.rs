@@ -274,3 +274,35 @@ fn a_timed_mcts_player_searches_and_plays() {
     let c = player.choose(&History::new(start));
     assert!(c.search.unwrap().nodes <= 16 * 2);
 }
+
+/// The release networks committed under `checkpoints/release/` load as checkpoints (model
+/// and meta.json only) and are found without naming them; a variant without one is an
+/// error naming the places looked in.
+#[test]
+fn release_networks_are_found_and_load() {
+    let device = Device::flex();
+    // Dimy's is always there; tsivy's once one is released.
+    assert!(checkpoint::release_dir(Variant::Dimy).is_ok());
+    for v in [Variant::Dimy, Variant::Tsivy] {
+        let Ok(dir) = checkpoint::release_dir(v) else {
+            continue;
+        };
+        assert!(
+            dir.ends_with(format!("checkpoints/release/{}", v.name())),
+            "{}",
+            dir.display()
+        );
+        let (_, meta, _) = checkpoint::load(&dir, &device, Some(v), None).unwrap();
+        assert_eq!(meta.variant, v.name());
+        // Small enough to commit: the model and meta.json, under 8 MB.
+        let bytes: u64 = std::fs::read_dir(&dir)
+            .unwrap()
+            .map(|e| e.unwrap().metadata().unwrap().len())
+            .sum();
+        assert!(bytes < 8 << 20, "{bytes} bytes");
+        assert!(!dir.join("optimizer.bpk").exists() && !dir.join("replay.bin").exists());
+    }
+    let e = checkpoint::release_dir(Variant::Telo).unwrap_err();
+    assert!(matches!(e, CheckpointError::NoRelease { .. }));
+    assert!(e.to_string().contains("checkpoints/release/telo"), "{e}");
+}

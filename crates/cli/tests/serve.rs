@@ -1,0 +1,321 @@
+//! `fanorona serve` on a loopback port: the JSON API, its errors, its time cap, concurrent
+//! requests, the page; and (with FANORONA_BROWSER_TEST=1, as `.ci/run` sets) the page in
+//! headless Chromium.
+
+use serde_json::Value;
+use std::io::{BufRead, BufReader, Read, Write};
+use std::net::TcpStream;
+use std::process::{Child, Command, Stdio};
+use std::time::{Duration, Instant};
+
+struct Server {
+    child: Child,
+    port: u16,
+}
+
+impl Drop for Server {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+fn start(extra: &[&str]) -> Server {
+    let mut child = Command::new(env!("CARGO_BIN_EXE_fanorona"))
+        .args(["serve", "--port", "0"])
+        .args(extra)
+        .stdout(Stdio::piped())
+        .stderr(Stdio::inherit())
+        .spawn()
+        .expect("the binary starts");
+    let mut line = String::new();
+    BufReader::new(child.stdout.take().unwrap())
+        .read_line(&mut line)
+        .unwrap();
+    let port = line
+        .split("http://")
+        .nth(1)
+        .and_then(|s| s.split('/').next())
+        .and_then(|a| a.rsplit(':').next())
+        .and_then(|p| p.parse().ok())
+        .unwrap_or_else(|| panic!("no address in `{line}`"));
+    Server { child, port }
+}
+
+/// One HTTP/1.1 request: status and body.
+fn http(port: u16, method: &str, path: &str, body: &str) -> (u16, String) {
+    let mut s = TcpStream::connect(("127.0.0.1", port)).unwrap();
+    s.set_read_timeout(Some(Duration::from_secs(60))).unwrap();
+    write!(
+        s,
+        "{method} {path} HTTP/1.1\r\nHost: localhost\r\nConnection: close\r\nContent-Type: application/json\r\nContent-Length: {}\r\n\r\n{body}",
+        body.len()
+    )
+    .unwrap();
+    let mut raw = Vec::new();
+    s.read_to_end(&mut raw).unwrap();
+    let text = String::from_utf8_lossy(&raw).into_owned();
+    let (head, body) = text.split_once("\r\n\r\n").expect("a whole response");
+    let status = head.split(' ').nth(1).unwrap().parse().unwrap();
+    let body = if head
+        .to_ascii_lowercase()
+        .contains("transfer-encoding: chunked")
+    {
+        dechunk(body)
+    } else {
+        body.to_string()
+    };
+    (status, body)
+}
+
+fn dechunk(mut s: &str) -> String {
+    let mut out = String::new();
+    while let Some((size, rest)) = s.split_once("\r\n") {
+        let n = usize::from_str_radix(size.trim(), 16).unwrap_or(0);
+        if n == 0 {
+            break;
+        }
+        out.push_str(&rest[..n]);
+        s = &rest[n + 2..];
+    }
+    out
+}
+
+fn json(port: u16, method: &str, path: &str, body: &str) -> (u16, Value) {
+    let (status, text) = http(port, method, path, body);
+    let v = serde_json::from_str(&text).unwrap_or_else(|e| panic!("{path}: `{text}`: {e}"));
+    (status, v)
+}
+
+fn q(s: &str) -> String {
+    let mut out = String::new();
+    for b in s.bytes() {
+        match b {
+            b'A'..=b'Z' | b'a'..=b'z' | b'0'..=b'9' | b'-' | b'_' | b'.' => out.push(b as char),
+            _ => out.push_str(&format!("%{b:02X}")),
+        }
+    }
+    out
+}
+
+const DIMY: &str = "BBBBB/BBBBB/BW1BW/WWWWW/WWWWW w 0 0";
+const TSIVY: &str = "BBBBBBBBB/BBBBBBBBB/BWBW1BWBW/WWWWWWWWW/WWWWWWWWW w 0 0";
+
+#[test]
+fn the_api_answers_and_refuses_bad_input() {
+    let s = start(&["--engine", "ab:depth=2", "--max-time", "1s"]);
+    let p = s.port;
+    // The page.
+    let (status, page) = http(p, "GET", "/", "");
+    assert_eq!(status, 200);
+    assert!(page.contains("<svg") && page.contains("/api/legal"));
+    // Legal turns and step actions.
+    let (status, v) = json(p, "GET", &format!("/api/legal?fen={}", q(DIMY)), "");
+    assert_eq!(status, 200, "{v}");
+    assert_eq!(v["result"], "ongoing");
+    assert_eq!(v["side"], "white");
+    assert_eq!(v["turns"].as_array().unwrap().len(), 5);
+    assert_eq!(v["openings"].as_array().unwrap().len(), 5);
+    assert!(!v["actions"].as_array().unwrap().is_empty());
+    // The start of a vela kely, asked by variant and rules.
+    let (status, v) = json(
+        p,
+        "GET",
+        &format!(
+            "/api/legal?variant=tsivy&rules={}",
+            q("vela=white,vela_form=kely")
+        ),
+        "",
+    );
+    assert_eq!(status, 200, "{v}");
+    assert_eq!(v["fen"], "9/BBBBBBBBB/BWBW1BWBW/WWWWWWWWW/WWWWWWWWW w 0 0");
+    assert_eq!(v["vela_phase"], "white");
+    // A turn played.
+    let (status, v) = json(
+        p,
+        "POST",
+        "/api/play",
+        &format!(r#"{{"fen":"{TSIVY}","turn":"d3e3(+1)"}}"#),
+    );
+    assert_eq!(status, 200, "{v}");
+    assert!(
+        v["fen"]
+            .as_str()
+            .unwrap()
+            .starts_with("BBBBBBBBB/BBBBBBBBB/BWB1W1WBW/WWWWWWWWW/WWWWWWWWW b"),
+        "{v}"
+    );
+    assert_eq!(v["result"], "ongoing");
+    // Telo: a placement.
+    let (status, v) = json(p, "POST", "/api/play", r#"{"fen":"3/3/3 w","turn":"b2"}"#);
+    assert_eq!(status, 200, "{v}");
+    assert_eq!(
+        v["fen"].as_str().unwrap().split(' ').next(),
+        Some("3/1W1/3")
+    );
+    // Analysis, as `analyze --json`.
+    let (status, v) = json(p, "GET", &format!("/api/analyze?fen={}", q(DIMY)), "");
+    assert_eq!(status, 200, "{v}");
+    for key in ["fen", "best", "score", "pv", "depth", "nodes"] {
+        assert!(v.get(key).is_some(), "{key} in {v}");
+    }
+    assert_eq!(v["engine"], "ab:depth=2");
+    // A game replayed.
+    let (status, v) = json(
+        p,
+        "POST",
+        "/api/replay",
+        r#"{"variant":"tsivy","turns":["d3e3(-1)","d4d3(+2)-c3(-1)-d2(+1)-e3(-1)"]}"#,
+    );
+    assert_eq!(status, 200, "{v}");
+    assert_eq!(v["fens"].as_array().unwrap().len(), 3);
+    // Bad input: 400 and an error that names the problem.
+    for (method, path, body, needle) in [
+        (
+            "GET",
+            format!("/api/legal?fen={}", q("BBB/xx w")),
+            "",
+            "fen",
+        ),
+        ("GET", "/api/legal".to_string(), "", "fen"),
+        (
+            "GET",
+            format!("/api/legal?fen={}&rules=vela%3Dgreen", q(DIMY)),
+            "",
+            "vela",
+        ),
+        ("POST", "/api/play".to_string(), "{not json", "JSON"),
+        (
+            "POST",
+            "/api/play".to_string(),
+            r#"{"fen":"3/3/3 w"}"#,
+            "turn",
+        ),
+        (
+            "POST",
+            "/api/play".to_string(),
+            r#"{"fen":"BBBBB/BBBBB/BW1BW/WWWWW/WWWWW w 0 0","turn":"a1a2"}"#,
+            "a1a2",
+        ),
+        (
+            "GET",
+            format!("/api/analyze?fen={}&engine=chess", q(DIMY)),
+            "",
+            "chess",
+        ),
+        (
+            "GET",
+            format!(
+                "/api/analyze?fen={}&engine={}",
+                q(DIMY),
+                q("mcts:ckpt=/nonexistent")
+            ),
+            "",
+            "nonexistent",
+        ),
+        (
+            "POST",
+            "/api/replay".to_string(),
+            r#"{"variant":"dimy","turns":["a1a2"]}"#,
+            "turn 1",
+        ),
+        ("GET", format!("/api/net?fen={}", q("3/3/3 w")), "", "telo"),
+    ] {
+        let (status, v) = json(p, method, &path, body);
+        assert_eq!(status, 400, "{method} {path} {body}: {v}");
+        let e = v["error"].as_str().unwrap_or_default();
+        assert!(
+            e.contains(needle),
+            "{path}: `{e}` should mention `{needle}`"
+        );
+    }
+    let (status, v) = json(p, "GET", "/nothing/here", "");
+    assert_eq!(status, 404);
+    assert!(v["error"].is_string());
+}
+
+#[test]
+fn searches_are_capped_and_requests_run_together() {
+    let s = start(&["--max-time", "1s"]);
+    let p = s.port;
+    // A request for a search that would take hours stops at the server's cap.
+    let t = Instant::now();
+    let (status, v) = json(
+        p,
+        "GET",
+        &format!("/api/analyze?fen={}&engine={}", q(TSIVY), q("ab:depth=40")),
+        "",
+    );
+    assert_eq!(status, 200, "{v}");
+    assert!(v["best"].is_string());
+    assert!(t.elapsed() < Duration::from_secs(30), "{:?}", t.elapsed());
+    // Four searches at once all answer.
+    let handles: Vec<_> = (0..4)
+        .map(|_| {
+            std::thread::spawn(move || {
+                json(
+                    p,
+                    "GET",
+                    &format!("/api/analyze?fen={}&engine={}", q(DIMY), q("ab:time=300ms")),
+                    "",
+                )
+            })
+        })
+        .collect();
+    for h in handles {
+        let (status, v) = h.join().unwrap();
+        assert_eq!(status, 200, "{v}");
+        assert!(v["best"].is_string());
+    }
+}
+
+#[test]
+fn the_release_network_answers_for_dimy() {
+    let s = start(&[]);
+    let (status, v) = json(s.port, "GET", &format!("/api/net?fen={}", q(DIMY)), "");
+    assert_eq!(status, 200, "{v}");
+    let wdl: Vec<f64> = v["wdl"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|x| x.as_f64().unwrap())
+        .collect();
+    assert!((wdl.iter().sum::<f64>() - 1.0).abs() < 1e-3, "{wdl:?}");
+    let policy = v["policy"].as_array().unwrap();
+    assert!(!policy.is_empty());
+    let total: f64 = policy.iter().map(|p| p["p"].as_f64().unwrap()).sum();
+    assert!((total - 1.0).abs() < 1e-3, "{total}");
+    // Highest first.
+    assert!(policy[0]["p"].as_f64() >= policy[policy.len() - 1]["p"].as_f64());
+}
+
+/// The page in a real browser (chromium and playwright-core; `.ci/run` installs them and
+/// sets FANORONA_BROWSER_TEST=1). The screenshot goes to target/browser/play.png.
+#[test]
+fn the_page_plays_in_a_browser() {
+    if std::env::var("FANORONA_BROWSER_TEST").as_deref() != Ok("1") {
+        eprintln!(
+            "skipped: set FANORONA_BROWSER_TEST=1 (with chromium and playwright-core installed, see .ci/run)"
+        );
+        return;
+    }
+    let s = start(&["--engine", "ab:depth=2"]);
+    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/browser");
+    let shot = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../target/browser");
+    std::fs::create_dir_all(&shot).unwrap();
+    let out = Command::new("node")
+        .current_dir(&dir)
+        .arg("play.mjs")
+        .arg(format!("http://127.0.0.1:{}/", s.port))
+        .arg(shot.join("play.png"))
+        .output()
+        .expect("node runs");
+    let text = format!(
+        "{}{}",
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(out.status.success(), "{text}");
+    assert!(text.contains("browser test passed"), "{text}");
+    assert!(shot.join("play.png").is_file());
+}
