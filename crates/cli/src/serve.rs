@@ -476,8 +476,10 @@ fn start_fen(v: &str, rules: RuleOptions) -> std::result::Result<String, ApiErro
     })
 }
 
-/// `POST /api/replay` `{"turns": [..], "fen": F (or "variant": V)[, "rules": R]}`: every
-/// position of a game, for the game viewer.
+/// `POST /api/replay` `{"turns": [TURN, ...] | "actions": [INDEX, ...], "fen": F | "variant": V[, "rules": R]}`:
+/// every position of a game at the end of each turn, and the turns in notation, for the
+/// game viewer. `turns` are notation (arena records); `actions` are step-level action
+/// indices (training records), grouped here into whole turns.
 async fn replay(body: String) -> ApiResult {
     let v = body_json(&body)?;
     let rules = rules_of(v.get("rules").and_then(Value::as_str))?;
@@ -485,43 +487,99 @@ async fn replay(body: String) -> ApiResult {
         Some(f) => f.to_string(),
         None => start_fen(field(&v, "variant")?, rules)?,
     };
-    let turns: Vec<String> = v
-        .get("turns")
-        .and_then(Value::as_array)
-        .ok_or_else(|| ApiError::bad("missing array field `turns`"))?
-        .iter()
-        .map(|t| t.as_str().map(str::to_string))
-        .collect::<Option<_>>()
-        .ok_or_else(|| ApiError::bad("`turns` must be strings"))?;
+    enum Moves {
+        Turns(Vec<String>),
+        Actions(Vec<usize>),
+    }
+    let moves = if let Some(t) = v.get("turns").and_then(Value::as_array) {
+        Moves::Turns(
+            t.iter()
+                .map(|t| t.as_str().map(str::to_string))
+                .collect::<Option<_>>()
+                .ok_or_else(|| ApiError::bad("`turns` must be strings"))?,
+        )
+    } else if let Some(a) = v.get("actions").and_then(Value::as_array) {
+        Moves::Actions(
+            a.iter()
+                .map(|x| x.as_u64().map(|x| x as usize))
+                .collect::<Option<_>>()
+                .ok_or_else(|| ApiError::bad("`actions` must be action indices"))?,
+        )
+    } else {
+        return Err(ApiError::bad("missing array field `turns` (or `actions`)"));
+    };
     blocking(move || {
-        let mut fens = Vec::with_capacity(turns.len() + 1);
-        let mut result = "ongoing";
-        match position(&fen, rules)? {
-            Pos::Fanorona(mut p) => {
+        let mut fens = Vec::new();
+        let mut texts = Vec::new();
+        let result = match (position(&fen, rules)?, moves) {
+            (Pos::Fanorona(mut p), Moves::Turns(turns)) => {
                 fens.push(p.fen());
                 for (i, text) in turns.iter().enumerate() {
                     let t = parse_turn(&p, text)
                         .map_err(|e| ApiError::bad(format!("turn {}: {e}", i + 1)))?;
+                    texts.push(format_turn(&p, &t, PointStyle::Algebraic));
                     p.play_unchecked(&t);
                     fens.push(p.fen());
                 }
-                result = result_name(p.outcome());
+                result_name(p.outcome())
             }
-            Pos::Telo(mut t) => {
+            (Pos::Fanorona(mut p), Moves::Actions(actions)) => {
+                fens.push(p.fen());
+                let points = p.variant().points();
+                let mut step = p;
+                let mut pending = Vec::new();
+                let mut legal = Vec::new();
+                for (i, &a) in actions.iter().enumerate() {
+                    legal.clear();
+                    if step.outcome().is_none() {
+                        step.legal_actions(&mut legal);
+                    }
+                    if !legal.contains(&a) {
+                        return Err(ApiError::bad(format!(
+                            "action {} ({a}) is not legal in the game at that point",
+                            i + 1
+                        )));
+                    }
+                    step.apply(a);
+                    pending
+                        .push(fanorona_rules::game::action_from_index(points, a).expect("legal"));
+                    if step.chain().is_none() {
+                        let t = p.turn_of_actions(&pending).ok_or_else(|| {
+                            ApiError::bad(format!("actions up to {} are not a whole turn", i + 1))
+                        })?;
+                        texts.push(format_turn(&p, &t, PointStyle::Algebraic));
+                        p.play_unchecked(&t);
+                        fens.push(p.fen());
+                        pending.clear();
+                    }
+                }
+                result_name(p.outcome())
+            }
+            (Pos::Telo(mut t), moves) => {
                 fens.push(t.fen());
-                for (i, text) in turns.iter().enumerate() {
-                    let m = t
-                        .parse_move(text)
-                        .map_err(|e| ApiError::bad(format!("turn {}: {e}", i + 1)))?;
+                let n = match &moves {
+                    Moves::Turns(v) => v.len(),
+                    Moves::Actions(v) => v.len(),
+                };
+                for i in 0..n {
+                    let m = match &moves {
+                        Moves::Turns(v) => t
+                            .parse_move(&v[i])
+                            .map_err(|e| ApiError::bad(format!("turn {}: {e}", i + 1)))?,
+                        Moves::Actions(v) => fanorona_rules::game::telo_action_from_index(v[i])
+                            .filter(|m| t.moves().contains(m))
+                            .ok_or_else(|| {
+                                ApiError::bad(format!("action {} ({}) is not legal", i + 1, v[i]))
+                            })?,
+                    };
+                    texts.push(t.format_move(m));
                     t.play_unchecked(m);
                     fens.push(t.fen());
                 }
-                if let Some(o) = t.outcome() {
-                    result = o.name();
-                }
+                result_name(t.outcome())
             }
-        }
-        Ok(json!({ "fens": fens, "result": result }))
+        };
+        Ok(json!({ "fens": fens, "turns": texts, "result": result }))
     })
     .await
 }

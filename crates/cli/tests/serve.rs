@@ -169,6 +169,19 @@ fn the_api_answers_and_refuses_bad_input() {
     );
     assert_eq!(status, 200, "{v}");
     assert_eq!(v["fens"].as_array().unwrap().len(), 3);
+    // A training record's step-level actions, grouped into turns.
+    let (status, legal) = json(p, "GET", &format!("/api/legal?fen={}", q(DIMY)), "");
+    assert_eq!(status, 200);
+    let first = &legal["actions"][0];
+    let (status, v) = json(
+        p,
+        "POST",
+        "/api/replay",
+        &format!(r#"{{"variant":"dimy","actions":[{}]}}"#, first["index"]),
+    );
+    assert_eq!(status, 200, "{v}");
+    assert_eq!(v["fens"].as_array().unwrap().len(), 2);
+    assert_eq!(v["turns"][0], legal["turns"][0], "{v}");
     // Bad input: 400 and an error that names the problem.
     for (method, path, body, needle) in [
         (
@@ -218,6 +231,18 @@ fn the_api_answers_and_refuses_bad_input() {
             "/api/replay".to_string(),
             r#"{"variant":"dimy","turns":["a1a2"]}"#,
             "turn 1",
+        ),
+        (
+            "POST",
+            "/api/replay".to_string(),
+            r#"{"variant":"dimy","actions":[5]}"#,
+            "action 1",
+        ),
+        (
+            "POST",
+            "/api/replay".to_string(),
+            r#"{"variant":"dimy"}"#,
+            "turns",
         ),
         ("GET", format!("/api/net?fen={}", q("3/3/3 w")), "", "telo"),
     ] {
