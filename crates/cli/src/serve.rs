@@ -349,19 +349,7 @@ fn capped(spec: EngineSpec, cap: Duration) -> EngineSpec {
             limits.time = clamp(limits.time);
             EngineSpec::Ab { cfg, limits }
         }
-        EngineSpec::Mcts {
-            ckpt,
-            sims,
-            time,
-            gumbel: true,
-            seed,
-        } => EngineSpec::Mcts {
-            ckpt,
-            sims: sims.min(MAX_GUMBEL_SIMS),
-            time,
-            gumbel: true,
-            seed,
-        },
+        // Gumbel plans its simulations in advance: cap those instead of the time.
         EngineSpec::Mcts {
             ckpt,
             sims,
@@ -370,8 +358,12 @@ fn capped(spec: EngineSpec, cap: Duration) -> EngineSpec {
             seed,
         } => EngineSpec::Mcts {
             ckpt,
-            sims,
-            time: clamp(time),
+            sims: if gumbel {
+                sims.min(MAX_GUMBEL_SIMS)
+            } else {
+                sims
+            },
+            time: if gumbel { time } else { clamp(time) },
             gumbel,
             seed,
         },
