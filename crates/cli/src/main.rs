@@ -5,6 +5,7 @@ mod arena_cmd;
 mod backend;
 mod bench;
 mod book_cmd;
+mod dist_cmd;
 mod engine;
 mod export_cmd;
 mod play;
@@ -37,6 +38,12 @@ enum Command {
     Play(play::PlayArgs),
     /// Self-play training (the main job), resumable: the same --run continues.
     Train(train_cmd::TrainArgs),
+    /// A self-play worker: plays with the newest model from object storage and uploads
+    /// its games there (see `learn`).
+    Selfplay(dist_cmd::SelfplayArgs),
+    /// The learner of distributed self-play: trains on the workers' games in object
+    /// storage and publishes models there.
+    Learn(dist_cmd::LearnArgs),
     /// Judge a telo network against the exact solver.
     Oracle(train_cmd::OracleArgs),
     /// Round robins, gauntlets and SPRT: traditional openings or a book, Elo with
@@ -80,6 +87,8 @@ fn main() -> ExitCode {
         Command::Play(a) => play::play(a),
         Command::Train(a) => train_cmd::train(a),
         Command::Oracle(a) => train_cmd::oracle(a),
+        Command::Selfplay(a) => dist_cmd::selfplay(a),
+        Command::Learn(a) => dist_cmd::learn(a),
         Command::Arena(a) => arena_cmd::arena(a),
         Command::Book(a) => book_cmd::book(a),
         Command::Plot(a) => arena_cmd::plot(a),

@@ -36,9 +36,9 @@ pub struct TrainArgs {
     pub quiet: bool,
 }
 
-struct Bars {
-    bar: Option<ProgressBar>,
-    quiet: bool,
+pub(crate) struct Bars {
+    pub(crate) bar: Option<ProgressBar>,
+    pub(crate) quiet: bool,
 }
 
 impl fanorona_train::Progress for Bars {

@@ -24,6 +24,9 @@ pub struct TrainConfig {
     pub train: OptimConfig,
     /// The loop.
     pub run: LoopConfig,
+    /// Self-play workers and a learner joined by object storage (`fanorona selfplay`,
+    /// `fanorona learn`).
+    pub distributed: DistributedConfig,
 }
 
 /// `[rules]`: the rule options of docs/RULES.md.
@@ -146,6 +149,44 @@ pub struct LoopConfig {
     pub arena_book: String,
 }
 
+/// `[distributed]`: workers and a learner joined by object storage.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct DistributedConfig {
+    /// Games a worker plays per uploaded chunk (0: `selfplay.games_in_flight`).
+    pub chunk_games: usize,
+    /// The learner drops chunks played by a model more than this many generations older
+    /// than its own.
+    pub max_staleness: u64,
+    /// Seconds between looks at the store when there is nothing new.
+    pub poll_seconds: f64,
+    /// Seconds a failing storage operation is retried (with backoff) before the command
+    /// gives up.
+    pub retry_seconds: u64,
+}
+
+impl Default for DistributedConfig {
+    fn default() -> Self {
+        DistributedConfig {
+            chunk_games: 0,
+            max_staleness: 4,
+            poll_seconds: 2.0,
+            retry_seconds: 600,
+        }
+    }
+}
+
+impl TrainConfig {
+    /// Whether `other` trains the same thing: everything but the `[run]` limits and the
+    /// `[distributed]` plumbing is equal.
+    pub fn same_training(&self, other: &TrainConfig) -> bool {
+        let mut o = other.clone();
+        o.run = self.run.clone();
+        o.distributed = self.distributed.clone();
+        o == *self
+    }
+}
+
 impl Default for TrainConfig {
     fn default() -> Self {
         TrainConfig {
@@ -156,6 +197,7 @@ impl Default for TrainConfig {
             selfplay: SelfPlayConfig::default(),
             train: OptimConfig::default(),
             run: LoopConfig::default(),
+            distributed: DistributedConfig::default(),
         }
     }
 }
@@ -341,6 +383,10 @@ impl TrainConfig {
         let t = &self.train;
         if t.batch_size == 0 || t.replay_window < t.batch_size || t.lr <= 0.0 || t.lr_final <= 0.0 {
             return bad("train.batch_size >= 1, replay_window >= batch_size, lr and lr_final > 0");
+        }
+        let d = &self.distributed;
+        if !(d.poll_seconds > 0.0 && d.poll_seconds <= 3600.0) {
+            return bad("distributed.poll_seconds must be above 0 and at most 3600");
         }
         if self.net.blocks == 0 || self.net.channels == 0 {
             return bad("net.blocks and net.channels must be at least 1");

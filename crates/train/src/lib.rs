@@ -5,13 +5,17 @@
 //! - [`records`]: versioned sample and game records, one module for both directions.
 //! - [`run`]: the loop (self-play, train, checkpoint), resume, metrics.
 //! - [`metrics`]: the metrics sink trait with TensorBoard and JSON-lines sinks.
+//! - [`store`]: object storage (S3, folders) through `object_store`, with retries.
+//! - [`distributed`]: self-play workers and a learner joined by a store.
 #![warn(missing_docs)]
 
 pub mod config;
+pub mod distributed;
 pub mod metrics;
 pub mod records;
 pub mod run;
 pub mod selfplay;
+pub mod store;
 
 pub use config::{ConfigError, TrainConfig};
-pub use run::{Progress, Quiet, RunOptions, RunState, Summary, TrainError, train};
+pub use run::{Learner, Progress, Quiet, RunOptions, RunState, Summary, TrainError, train};

@@ -92,12 +92,19 @@ pub enum TrainError {
     /// The book of the periodic match (`run.arena_book`) cannot be used.
     #[error("run.arena_book: {0}")]
     Book(String),
+    /// Object storage kept failing, or its URL is unusable.
+    #[error(transparent)]
+    Store(#[from] crate::store::StoreError),
+    /// The store holds something this command cannot go on with (another configuration,
+    /// another layout version, a second worker of the same ID).
+    #[error("{0}")]
+    Distributed(String),
     /// A player failed in the periodic match (a bug, never a result).
     #[error("the periodic match: {0}")]
     Game(#[from] fanorona_search::GameError),
 }
 
-fn io(p: &Path) -> impl FnOnce(std::io::Error) -> TrainError + '_ {
+pub(crate) fn io(p: &Path) -> impl FnOnce(std::io::Error) -> TrainError + '_ {
     move |e| TrainError::Io(p.to_path_buf(), e)
 }
 
@@ -110,7 +117,7 @@ pub fn net_config(cfg: &TrainConfig) -> NetConfig {
 
 /// Seed of generation `g`'s random streams: a resumed run draws the same numbers as an
 /// uninterrupted one.
-fn generation_seed(cfg: &TrainConfig, g: u64) -> u64 {
+pub(crate) fn generation_seed(cfg: &TrainConfig, g: u64) -> u64 {
     cfg.seed.wrapping_mul(0x9E37_79B9_7F4A_7C15) ^ g.wrapping_mul(0xD6E8_FEB8_6659_FD93)
 }
 
@@ -185,6 +192,138 @@ pub struct Summary {
     pub last_checkpoint: Option<PathBuf>,
 }
 
+/// The learner's side of a run: the network and its optimizer, the replay window and the
+/// counters. `fanorona train` drives it with self-play in the same process; `fanorona
+/// learn` with chunks from object storage. Checkpoints are the same folders either way.
+#[derive(Debug)]
+pub struct Learner {
+    /// The network and its optimizer.
+    pub trainer: Trainer,
+    /// The replay window.
+    pub replay: Replay,
+    /// The counters.
+    pub state: RunState,
+    net_cfg: NetConfig,
+}
+
+impl Learner {
+    /// A fresh network for `cfg`.
+    pub fn new(cfg: &TrainConfig, device: &Device) -> Learner {
+        let net_cfg = net_config(cfg);
+        Learner {
+            trainer: Trainer::new(
+                net_cfg.init(device),
+                net_cfg.clone(),
+                device,
+                cfg.train.weight_decay,
+            ),
+            replay: Replay::new(cfg.train.replay_window),
+            state: RunState::default(),
+            net_cfg,
+        }
+    }
+
+    /// The learner saved in checkpoint folder `dir` (model, optimizer, `state.json`,
+    /// `replay.bin`; a missing or damaged window is reported through `warn` and starts
+    /// empty).
+    ///
+    /// # Errors
+    /// A checkpoint of another variant or shape, or unreadable files.
+    pub fn resume(
+        dir: &Path,
+        cfg: &TrainConfig,
+        device: &Device,
+        warn: &mut dyn FnMut(&str),
+    ) -> Result<(Learner, CheckpointMeta), TrainError> {
+        let variant = cfg.variant();
+        let net_cfg = net_config(cfg);
+        let (net, meta, dir) = checkpoint::load(dir, device, Some(variant), Some(&net_cfg))?;
+        let mut trainer = Trainer::new(net, net_cfg.clone(), device, cfg.train.weight_decay);
+        trainer.optimizer = checkpoint::load_optimizer(&dir, trainer.optimizer)?;
+        let sp = dir.join("state.json");
+        let text = std::fs::read_to_string(&sp).map_err(io(&sp))?;
+        let state: RunState = serde_json::from_str(&text).map_err(|e| {
+            TrainError::Io(
+                sp.clone(),
+                std::io::Error::new(std::io::ErrorKind::InvalidData, e),
+            )
+        })?;
+        trainer.step = state.steps;
+        let mut replay = Replay::new(cfg.train.replay_window);
+        match records::read_samples(&dir.join("replay.bin"), variant) {
+            Ok(s) => replay.extend(s),
+            Err(e) => warn(&format!("warning: {e}; the replay window starts empty")),
+        }
+        Ok((
+            Learner {
+                trainer,
+                replay,
+                state,
+                net_cfg,
+            },
+            meta,
+        ))
+    }
+
+    /// The network's shape.
+    pub fn net_config(&self) -> &NetConfig {
+        &self.net_cfg
+    }
+
+    /// Trains on the window for `new_samples` new samples (see [`TrainConfig`]'s
+    /// `train_ratio`): the losses of each step and the seconds it took.
+    pub fn train(
+        &mut self,
+        cfg: &TrainConfig,
+        new_samples: u64,
+        lr: f64,
+        seed: u64,
+    ) -> (Vec<Losses>, f64) {
+        let r = train_on_window(&mut self.trainer, &self.replay, cfg, new_samples, lr, seed);
+        self.state.steps = self.trainer.step;
+        r
+    }
+
+    /// The metadata of a checkpoint of generation `generation`.
+    pub fn meta(&self, cfg: &TrainConfig, generation: u64, run: &str) -> CheckpointMeta {
+        CheckpointMeta {
+            format: FORMAT,
+            variant: cfg.variant().name().into(),
+            net: NetShape::from(&self.net_cfg),
+            generation,
+            step: self.trainer.step,
+            run: Some(run.to_string()),
+        }
+    }
+
+    /// Saves everything needed to resume into checkpoint folder `dir` (written whole):
+    /// model, optimizer, `state.json`, `replay.bin` and `extra` files.
+    ///
+    /// # Errors
+    /// The folder cannot be written.
+    pub fn save(
+        &self,
+        dir: &Path,
+        meta: &CheckpointMeta,
+        extra: &[(&str, &[u8])],
+    ) -> Result<(), TrainError> {
+        let state_json = serde_json::to_vec_pretty(&self.state).expect("state serialises");
+        let variant: Variant = meta.variant.parse().expect("a variant name");
+        let replay_bin = records::encode_samples(variant, self.replay.samples.iter());
+        let mut files: Vec<(&str, &[u8])> =
+            vec![("state.json", &state_json), ("replay.bin", &replay_bin)];
+        files.extend_from_slice(extra);
+        checkpoint::save_with(
+            dir,
+            &self.trainer.inference_net(),
+            Some(&self.trainer.optimizer),
+            meta,
+            &files,
+        )?;
+        Ok(())
+    }
+}
+
 /// Runs (or resumes) a training run until its generation or time limit.
 ///
 /// # Errors
@@ -201,9 +340,8 @@ pub fn train(opts: &RunOptions, progress: &mut dyn Progress) -> Result<Summary, 
     let text = cfg.to_toml();
     if let Ok(old) = std::fs::read_to_string(&cfg_path) {
         let old: Result<TrainConfig, _> = toml::from_str(&old);
-        if let Ok(mut old) = old {
-            old.run = cfg.run.clone();
-            if old != *cfg {
+        if let Ok(old) = old {
+            if !old.same_training(cfg) {
                 return Err(TrainError::ConfigChanged(
                     opts.run.clone(),
                     format!(
@@ -217,33 +355,12 @@ pub fn train(opts: &RunOptions, progress: &mut dyn Progress) -> Result<Summary, 
     records::write_atomically(&cfg_path, text.as_bytes()).map_err(io(&cfg_path))?;
     let arena_book = read_arena_book(cfg)?;
 
-    let net_cfg = net_config(cfg);
-    let mut state = RunState::default();
-    let mut replay = Replay::new(cfg.train.replay_window);
-    let mut trainer = Trainer::new(
-        net_cfg.init(&opts.device),
-        net_cfg.clone(),
-        &opts.device,
-        cfg.train.weight_decay,
-    );
+    let mut learner = Learner::new(cfg, &opts.device);
     let mut last_checkpoint = None;
     if let Ok(dir) = checkpoint::resolve(&ckpt_dir) {
-        let (net, meta, dir) = checkpoint::load(&dir, &opts.device, Some(variant), Some(&net_cfg))?;
-        trainer = Trainer::new(net, net_cfg.clone(), &opts.device, cfg.train.weight_decay);
-        trainer.optimizer = checkpoint::load_optimizer(&dir, trainer.optimizer)?;
-        let sp = dir.join("state.json");
-        let text = std::fs::read_to_string(&sp).map_err(io(&sp))?;
-        state = serde_json::from_str(&text).map_err(|e| {
-            TrainError::Io(
-                sp.clone(),
-                std::io::Error::new(std::io::ErrorKind::InvalidData, e),
-            )
-        })?;
-        trainer.step = state.steps;
-        match records::read_samples(&dir.join("replay.bin"), variant) {
-            Ok(s) => replay.extend(s),
-            Err(e) => progress.message(&format!("warning: {e}; the replay window starts empty")),
-        }
+        let (l, meta) = Learner::resume(&dir, cfg, &opts.device, &mut |m| progress.message(m))?;
+        learner = l;
+        let state = &learner.state;
         progress.message(&format!(
             "resuming run `{}` from generation {} ({} games, {} samples, {} steps, window {})",
             opts.run,
@@ -251,16 +368,17 @@ pub fn train(opts: &RunOptions, progress: &mut dyn Progress) -> Result<Summary, 
             state.games,
             state.samples,
             state.steps,
-            replay.len()
+            learner.replay.len()
         ));
-        last_checkpoint = Some(dir);
+        last_checkpoint = Some(checkpoint::resolve(&ckpt_dir)?);
     } else {
+        let net_cfg = learner.net_config();
         progress.message(&format!(
             "new run `{}`: {variant}, network {} blocks x {} channels ({} parameters)",
             opts.run,
             net_cfg.blocks,
             net_cfg.channels,
-            trainer.net().num_params()
+            learner.trainer.net().num_params()
         ));
     }
 
@@ -269,18 +387,18 @@ pub fn train(opts: &RunOptions, progress: &mut dyn Progress) -> Result<Summary, 
         Box::new(TensorboardSink::open(&exp_dir.join("tb"))),
     ]);
     let session = std::time::Instant::now();
-    let seconds_before = state.seconds;
+    let seconds_before = learner.state.seconds;
     loop {
-        if cfg.run.generations > 0 && state.generation >= cfg.run.generations {
+        if cfg.run.generations > 0 && learner.state.generation >= cfg.run.generations {
             break;
         }
         if cfg.run.max_seconds > 0 && session.elapsed().as_secs() >= cfg.run.max_seconds {
             break;
         }
-        let g = state.generation + 1;
+        let g = learner.state.generation + 1;
         let seed = generation_seed(cfg, g);
         let mut eval = NetEvaluator::new(
-            trainer.inference_net(),
+            learner.trainer.inference_net(),
             opts.device.clone(),
             variant,
             cfg.selfplay.random_symmetry,
@@ -291,8 +409,8 @@ pub fn train(opts: &RunOptions, progress: &mut dyn Progress) -> Result<Summary, 
         progress.selfplay_started(g, games);
         let (finished, stats, trained) = if cfg.train.overlap {
             // Train on the samples the last generation left while this one plays.
-            let owed = state.untrained_samples;
-            let (trainer, window) = (&mut trainer, &replay);
+            let owed = learner.state.untrained_samples;
+            let (trainer, window) = (&mut learner.trainer, &learner.replay);
             std::thread::scope(|scope| {
                 let training =
                     scope.spawn(move || train_on_window(trainer, window, cfg, owed, lr, seed));
@@ -314,44 +432,31 @@ pub fn train(opts: &RunOptions, progress: &mut dyn Progress) -> Result<Summary, 
         std::fs::create_dir_all(&games_dir).map_err(io(&games_dir))?;
         records::write_games(&games_dir.join(format!("{g:05}.jsonl")), &records)?;
         let new_samples: usize = finished.iter().map(|f| f.samples.len()).sum();
-        replay.extend(finished.into_iter().flat_map(|f| f.samples));
+        learner
+            .replay
+            .extend(finished.into_iter().flat_map(|f| f.samples));
         // Without overlap, train on this generation's samples now.
         let (losses, train_secs) = match trained {
             Some(trained) => {
-                state.untrained_samples = new_samples as u64;
+                learner.state.untrained_samples = new_samples as u64;
                 trained
             }
             None => {
-                state.untrained_samples = 0;
-                train_on_window(&mut trainer, &replay, cfg, new_samples as u64, lr, seed)
+                learner.state.untrained_samples = 0;
+                learner.train(cfg, new_samples as u64, lr, seed)
             }
         };
 
+        let state = &mut learner.state;
         state.generation = g;
         state.games += stats.games;
         state.samples += new_samples as u64;
-        state.steps = trainer.step;
+        state.steps = learner.trainer.step;
         state.seconds = seconds_before + session.elapsed().as_secs_f64();
 
         // Checkpoint: model, optimizer, counters and replay window in one atomic folder.
         let dir = ckpt_dir.join(format!("{g:05}"));
-        let meta = CheckpointMeta {
-            format: FORMAT,
-            variant: variant.name().into(),
-            net: NetShape::from(&net_cfg),
-            generation: g,
-            step: trainer.step,
-            run: Some(opts.run.clone()),
-        };
-        let state_json = serde_json::to_vec_pretty(&state).expect("state serialises");
-        let replay_bin = records::encode_samples(variant, replay.samples.iter());
-        checkpoint::save_with(
-            &dir,
-            &trainer.inference_net(),
-            Some(&trainer.optimizer),
-            &meta,
-            &[("state.json", &state_json), ("replay.bin", &replay_bin)],
-        )?;
+        learner.save(&dir, &learner.meta(cfg, g, &opts.run), &[])?;
         // Keep the window only in the newest checkpoint: it is the largest file.
         if let Some(prev) = &last_checkpoint
             && prev != &dir
@@ -367,7 +472,7 @@ pub fn train(opts: &RunOptions, progress: &mut dyn Progress) -> Result<Summary, 
         {
             Some(arena_score(
                 cfg,
-                &trainer,
+                &learner.trainer,
                 &opts.device,
                 variant,
                 seed,
@@ -384,20 +489,27 @@ pub fn train(opts: &RunOptions, progress: &mut dyn Progress) -> Result<Summary, 
             lr,
             train_secs,
             cfg.train.batch_size,
-            replay.len(),
+            learner.replay.len(),
             arena,
         );
-        progress.message(&summary_line(g, &stats, &losses, replay.len(), arena, cfg));
+        progress.message(&summary_line(
+            g,
+            &stats,
+            &losses,
+            learner.replay.len(),
+            arena,
+            cfg,
+        ));
     }
     sinks.flush();
     Ok(Summary {
-        state,
+        state: learner.state,
         last_checkpoint,
     })
 }
 
 /// Self-play of generation `g` with the network in `eval`.
-fn play_generation(
+pub(crate) fn play_generation(
     cfg: &TrainConfig,
     eval: &mut NetEvaluator,
     games: usize,
@@ -464,7 +576,7 @@ fn mean(v: impl Iterator<Item = f32>) -> f64 {
 }
 
 #[allow(clippy::too_many_arguments)]
-fn log_generation(
+pub(crate) fn log_generation(
     sinks: &mut dyn MetricsSink,
     g: u64,
     s: &SelfPlayStats,
@@ -529,7 +641,7 @@ fn log_generation(
     sinks.flush();
 }
 
-fn summary_line(
+pub(crate) fn summary_line(
     g: u64,
     s: &SelfPlayStats,
     losses: &[Losses],

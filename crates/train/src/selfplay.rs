@@ -11,7 +11,8 @@ use rand::{RngExt, SeedableRng};
 use rayon::prelude::*;
 
 /// What self-play measured.
-#[derive(Clone, Copy, Debug, Default, PartialEq)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, serde::Serialize, serde::Deserialize)]
+#[serde(default)]
 pub struct SelfPlayStats {
     /// Games finished.
     pub games: u64,
@@ -39,6 +40,25 @@ pub struct SelfPlayStats {
     pub resign_false: u64,
     /// Seconds spent.
     pub seconds: f64,
+}
+
+impl SelfPlayStats {
+    /// Adds another batch's counts (seconds add too).
+    pub fn add(&mut self, o: &SelfPlayStats) {
+        self.games += o.games;
+        self.decisions += o.decisions;
+        self.samples += o.samples;
+        self.sims += o.sims;
+        self.evals += o.evals;
+        self.calls += o.calls;
+        self.white += o.white;
+        self.black += o.black;
+        self.draws += o.draws;
+        self.resigned += o.resigned;
+        self.resign_checks += o.resign_checks;
+        self.resign_false += o.resign_false;
+        self.seconds += o.seconds;
+    }
 }
 
 /// A finished game: its record and its samples (results filled in).

@@ -1,0 +1,509 @@
+//! `fanorona selfplay` and `fanorona learn` as separate processes: over a folder store
+//! (the smoke example of docs/distributed.md) and over a real S3 protocol server on
+//! loopback (s3s-fs serving a temporary folder), with faults: a worker killed with
+//! SIGKILL, the learner killed and restarted, the server stopped and restarted, a damaged
+//! chunk, two workers with one ID. Each ends with the learner's sample count equal to
+//! what the games it consumed produced.
+
+use fanorona_train::distributed::{Ledger, decode_chunk, parse_chunk_key};
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Output, Stdio};
+use std::time::{Duration, Instant};
+
+fn repo_file(rel: &str) -> String {
+    format!("{}/../../{rel}", env!("CARGO_MANIFEST_DIR"))
+}
+
+fn tmp(name: &str) -> PathBuf {
+    let d = std::env::temp_dir().join(format!("fanorona-dist-{name}-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&d);
+    std::fs::create_dir_all(&d).unwrap();
+    d
+}
+
+/// A child process killed when dropped.
+struct Proc(Child);
+
+impl Drop for Proc {
+    fn drop(&mut self) {
+        let _ = self.0.kill();
+        let _ = self.0.wait();
+    }
+}
+
+impl Proc {
+    /// Waits for the exit (at most `limit`): status, stdout, stderr.
+    fn finish(mut self, limit: Duration) -> Output {
+        let t0 = Instant::now();
+        loop {
+            if self.0.try_wait().unwrap().is_some() {
+                break;
+            }
+            assert!(t0.elapsed() < limit, "a process ran past {limit:?}");
+            std::thread::sleep(Duration::from_millis(50));
+        }
+        let child = std::mem::replace(
+            &mut self.0,
+            Command::new("true").spawn().expect("`true` runs"),
+        );
+        child.wait_with_output().unwrap()
+    }
+}
+
+fn spawn(args: &[String], env: &[(String, String)], log: &Path) -> Proc {
+    let mut c = Command::new(env!("CARGO_BIN_EXE_fanorona"));
+    c.args(args)
+        .stdout(Stdio::piped())
+        .stderr(std::fs::File::create(log).unwrap());
+    for (k, _) in std::env::vars() {
+        if k.starts_with("AWS_") {
+            c.env_remove(k);
+        }
+    }
+    for (k, v) in env {
+        c.env(k, v);
+    }
+    Proc(c.spawn().expect("the binary starts"))
+}
+
+fn strings(a: &[&str]) -> Vec<String> {
+    a.iter().map(|s| s.to_string()).collect()
+}
+
+fn wait_for(what: &str, limit: Duration, mut f: impl FnMut() -> bool) {
+    let t0 = Instant::now();
+    while !f() {
+        assert!(t0.elapsed() < limit, "timed out waiting for {what}");
+        std::thread::sleep(Duration::from_millis(100));
+    }
+}
+
+fn json_line(o: &Output) -> serde_json::Value {
+    let text = String::from_utf8_lossy(&o.stdout);
+    let line = text.lines().last().unwrap_or_default();
+    serde_json::from_str(line).unwrap_or_else(|e| panic!("{e}: `{text}`"))
+}
+
+/// The chunk files of a run folder (`<run>/chunks/<worker>/<seq>.chunk`).
+fn chunk_files(run_dir: &Path) -> Vec<(String, u64, PathBuf)> {
+    let mut out = Vec::new();
+    let Ok(workers) = std::fs::read_dir(run_dir.join("chunks")) else {
+        return out;
+    };
+    for w in workers.flatten() {
+        for f in std::fs::read_dir(w.path()).unwrap().flatten() {
+            let key = format!(
+                "chunks/{}/{}",
+                w.file_name().to_string_lossy(),
+                f.file_name().to_string_lossy()
+            );
+            if let Some((worker, seq)) = parse_chunk_key(&key) {
+                out.push((worker, seq, f.path()));
+            }
+        }
+    }
+    out
+}
+
+fn pointer(path: &Path) -> Option<u64> {
+    let text = std::fs::read_to_string(path).ok()?;
+    serde_json::from_str::<serde_json::Value>(&text).ok()?["generation"].as_u64()
+}
+
+/// Checks the learner's final checkpoint in a run folder: its sample and game counts
+/// equal the sums over the chunks its ledger lists as consumed (less those set aside).
+fn check_counts(run_dir: &Path, run: &str) -> (u64, u64) {
+    let g = pointer(&run_dir.join("learner/LATEST")).expect("a learner checkpoint");
+    let ck = run_dir.join(format!("learner/{g:05}"));
+    let ledger: Ledger =
+        serde_json::from_str(&std::fs::read_to_string(ck.join("ledger.json")).unwrap()).unwrap();
+    let state: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(ck.join("state.json")).unwrap()).unwrap();
+    let (mut games, mut samples) = (0, 0);
+    for (worker, seq, path) in chunk_files(run_dir) {
+        if !ledger
+            .consumed
+            .get(&worker)
+            .is_some_and(|s| s.contains(&seq))
+        {
+            continue;
+        }
+        let c = decode_chunk(&std::fs::read(&path).unwrap(), run).unwrap();
+        games += c.header.games;
+        samples += c.header.samples;
+    }
+    samples -= ledger.stale_samples;
+    assert_eq!(state["samples"].as_u64().unwrap(), samples, "samples");
+    assert_eq!(state["games"].as_u64().unwrap(), games, "games");
+    (games, samples)
+}
+
+#[test]
+fn the_smoke_example_over_a_folder_store() {
+    let dir = tmp("smoke");
+    let url = format!("file://{}", dir.join("store").display());
+    let config = repo_file("configs/smoke.toml");
+    let common = |role: &str| {
+        strings(&[
+            role, "--store", &url, "--run", "r", "--config", &config, "--json",
+        ])
+    };
+    let mut learn = common("learn");
+    learn.extend(strings(&["--generations", "2", "--experiments"]));
+    learn.push(dir.join("exp").display().to_string());
+    let mut work = common("selfplay");
+    work.extend(strings(&["--games", "64", "--worker", "w1", "--quiet"]));
+    // The worker first: it waits for the learner's first model.
+    let w = spawn(&work, &[], &dir.join("w.log"));
+    std::thread::sleep(Duration::from_millis(300));
+    let l = spawn(&learn, &[], &dir.join("l.log"));
+    let lo = l.finish(Duration::from_secs(300));
+    let wo = w.finish(Duration::from_secs(300));
+    let log = |n: &str| std::fs::read_to_string(dir.join(n)).unwrap();
+    assert!(lo.status.success(), "{}", log("l.log"));
+    assert!(wo.status.success(), "{}", log("w.log"));
+    let (lj, wj) = (json_line(&lo), json_line(&wo));
+    assert_eq!(lj["generation"], 2);
+    assert_eq!(
+        (wj["games"].as_u64(), wj["chunks"].as_u64()),
+        (Some(64), Some(8))
+    );
+    let run_dir = dir.join("store/r");
+    for f in [
+        "layout.json",
+        "config.toml",
+        "models/LATEST",
+        "models/00002/model.bpk",
+        "learner/LATEST",
+    ] {
+        assert!(run_dir.join(f).exists(), "{f}");
+    }
+    assert_eq!(pointer(&run_dir.join("models/LATEST")), Some(2));
+    let (games, _) = check_counts(&run_dir, "r");
+    assert_eq!(games, 16, "two generations of 8 games");
+    assert!(dir.join("exp/r/metrics.jsonl").exists());
+    // Bad input: a relative file URL, an unknown scheme, a bad worker ID.
+    for (args, needle) in [
+        (
+            strings(&["learn", "--store", "file://rel/path", "--run", "r"]),
+            "absolute",
+        ),
+        (
+            strings(&["learn", "--store", "ftp://x", "--run", "r"]),
+            "ftp://x",
+        ),
+        (
+            strings(&["selfplay", "--store", &url, "--run", "r", "--worker", "a/b"]),
+            "a/b",
+        ),
+    ] {
+        let o = spawn(&args, &[], &dir.join("bad.log")).finish(Duration::from_secs(60));
+        assert_eq!(o.status.code(), Some(2), "{args:?}");
+        assert!(log("bad.log").contains(needle), "{}", log("bad.log"));
+    }
+    // Another configuration for the same run is refused.
+    let mut other = common("learn");
+    other.extend(strings(&[
+        "--set",
+        "selfplay.sims=99",
+        "--generations",
+        "3",
+    ]));
+    let o = spawn(&other, &[], &dir.join("bad.log")).finish(Duration::from_secs(60));
+    assert_eq!(o.status.code(), Some(2));
+    assert!(
+        log("bad.log").contains("another configuration"),
+        "{}",
+        log("bad.log")
+    );
+    std::fs::remove_dir_all(&dir).ok();
+}
+
+#[test]
+fn two_workers_with_one_id_are_detected() {
+    let dir = tmp("same-id");
+    let url = format!("file://{}", dir.join("store").display());
+    let config = repo_file("configs/smoke.toml");
+    let l = spawn(
+        &strings(&[
+            "learn",
+            "--store",
+            &url,
+            "--run",
+            "r",
+            "--config",
+            &config,
+            "--generations",
+            "0",
+        ]),
+        &[],
+        &dir.join("l.log"),
+    )
+    .finish(Duration::from_secs(120));
+    assert!(l.status.success());
+    let worker = strings(&[
+        "selfplay", "--store", &url, "--run", "r", "--games", "400", "--worker", "same", "--quiet",
+    ]);
+    let a = spawn(&worker, &[], &dir.join("a.log"));
+    wait_for("the first chunk", Duration::from_secs(120), || {
+        !chunk_files(&dir.join("store/r")).is_empty()
+    });
+    let b = spawn(&worker, &[], &dir.join("b.log"));
+    // The two now race for the same sequence numbers: one of them must stop, saying why.
+    let t0 = Instant::now();
+    let (mut a, mut b) = (Some(a), Some(b));
+    let mut failed = Vec::new();
+    while failed.is_empty() && t0.elapsed() < Duration::from_secs(240) {
+        for (p, log) in [(&mut a, "a.log"), (&mut b, "b.log")] {
+            if let Some(st) = p.as_mut().and_then(|p| p.0.try_wait().unwrap()) {
+                *p = None;
+                if !st.success() {
+                    failed.push(std::fs::read_to_string(dir.join(log)).unwrap());
+                }
+            }
+        }
+        std::thread::sleep(Duration::from_millis(100));
+    }
+    assert_eq!(failed.len(), 1, "one worker stops");
+    assert!(
+        failed[0].contains("worker ID `same` is in use by another worker"),
+        "{}",
+        failed[0]
+    );
+    drop((a, b));
+    std::fs::remove_dir_all(&dir).ok();
+}
+
+/// An S3 server (s3s-fs) on a loopback port, in a thread of this test process.
+struct S3Server {
+    stop: Option<tokio::sync::oneshot::Sender<()>>,
+    thread: Option<std::thread::JoinHandle<()>>,
+    port: u16,
+}
+
+impl S3Server {
+    fn start(root: &Path, port: u16) -> S3Server {
+        let (tx, rx) = tokio::sync::oneshot::channel::<()>();
+        let (ptx, prx) = std::sync::mpsc::channel();
+        let root = root.to_path_buf();
+        let thread = std::thread::spawn(move || {
+            let rt = tokio::runtime::Builder::new_multi_thread()
+                .worker_threads(1)
+                .enable_all()
+                .build()
+                .unwrap();
+            rt.block_on(async move {
+                use hyper_util::rt::{TokioExecutor, TokioIo};
+                use hyper_util::server::conn::auto::Builder;
+                let fs = s3s_fs::FileSystem::new(&root).unwrap();
+                let mut b = s3s::service::S3ServiceBuilder::new(fs);
+                b.set_auth(s3s::auth::SimpleAuth::from_single(
+                    "test-key",
+                    "test-secret",
+                ));
+                let service = b.build();
+                let listener = tokio::net::TcpListener::bind(("127.0.0.1", port))
+                    .await
+                    .unwrap();
+                ptx.send(listener.local_addr().unwrap().port()).unwrap();
+                let mut rx = rx;
+                loop {
+                    tokio::select! {
+                        r = listener.accept() => {
+                            let Ok((socket, _)) = r else { continue };
+                            let conn = Builder::new(TokioExecutor::new())
+                                .serve_connection(TokioIo::new(socket), service.clone())
+                                .into_owned();
+                            tokio::spawn(async move { let _ = conn.await; });
+                        }
+                        _ = &mut rx => break,
+                    }
+                }
+            });
+            // Dropping the runtime ends every open connection.
+        });
+        let port = prx
+            .recv_timeout(Duration::from_secs(30))
+            .expect("the server starts");
+        S3Server {
+            stop: Some(tx),
+            thread: Some(thread),
+            port,
+        }
+    }
+
+    fn env(&self) -> Vec<(String, String)> {
+        [
+            ("AWS_ACCESS_KEY_ID", "test-key".to_string()),
+            ("AWS_SECRET_ACCESS_KEY", "test-secret".to_string()),
+            ("AWS_REGION", "us-east-1".to_string()),
+            ("AWS_ENDPOINT", format!("http://127.0.0.1:{}", self.port)),
+            ("AWS_ALLOW_HTTP", "true".to_string()),
+        ]
+        .into_iter()
+        .map(|(k, v)| (k.to_string(), v))
+        .collect()
+    }
+}
+
+impl Drop for S3Server {
+    fn drop(&mut self) {
+        if let Some(tx) = self.stop.take() {
+            let _ = tx.send(());
+        }
+        if let Some(t) = self.thread.take() {
+            let _ = t.join();
+        }
+    }
+}
+
+#[test]
+fn faults_over_an_s3_server_lose_nothing_and_count_nothing_twice() {
+    let dir = tmp("s3");
+    let root = dir.join("s3");
+    std::fs::create_dir_all(root.join("bucket")).unwrap();
+    let mut server = S3Server::start(&root, 0);
+    let env = server.env();
+    let url = "s3://bucket/runs";
+    let run_dir = root.join("bucket/runs/r");
+    let config = repo_file("configs/smoke.toml");
+    let common = |role: &str| {
+        strings(&[
+            role,
+            "--store",
+            url,
+            "--run",
+            "r",
+            "--config",
+            &config,
+            "--json",
+            "--set",
+            "distributed.poll_seconds=0.2",
+            "--set",
+            "distributed.max_staleness=1000",
+        ])
+    };
+    let mut learn = common("learn");
+    learn.extend(strings(&["--generations", "6", "--experiments"]));
+    learn.push(dir.join("exp").display().to_string());
+    let worker = |id: &str, games: &str| {
+        let mut w = common("selfplay");
+        w.extend(strings(&["--worker", id, "--games", games, "--quiet"]));
+        w
+    };
+    let l1 = spawn(&learn, &env, &dir.join("l1.log"));
+    let wa = spawn(&worker("wa", "1000"), &env, &dir.join("wa.log"));
+    // The learner killed (SIGKILL) after its first checkpoint, then restarted.
+    wait_for(
+        "the learner's first checkpoint",
+        Duration::from_secs(180),
+        || pointer(&run_dir.join("learner/LATEST")).is_some_and(|g| g >= 1),
+    );
+    drop(l1);
+    // The worker killed wherever it is (playing or uploading) after a few chunks.
+    wait_for("three chunks", Duration::from_secs(180), || {
+        chunk_files(&run_dir).len() >= 3
+    });
+    drop(wa);
+    // A damaged chunk, as a crashed or buggy worker might leave.
+    std::fs::create_dir_all(run_dir.join("chunks/wz")).unwrap();
+    std::fs::write(
+        run_dir.join("chunks/wz/00000000.chunk"),
+        b"FNRC and then nothing",
+    )
+    .unwrap();
+    let l2 = spawn(&learn, &env, &dir.join("l2.log"));
+    let wb = spawn(&worker("wb", "48"), &env, &dir.join("wb.log"));
+    // The server stops for three seconds, then comes back on the same port.
+    std::thread::sleep(Duration::from_secs(2));
+    let port = server.port;
+    drop(server);
+    std::thread::sleep(Duration::from_secs(3));
+    server = S3Server::start(&root, port);
+    let lo = l2.finish(Duration::from_secs(400));
+    let log = |n: &str| std::fs::read_to_string(dir.join(n)).unwrap();
+    assert!(lo.status.success(), "{}", log("l2.log"));
+    let wo = wb.finish(Duration::from_secs(400));
+    assert!(wo.status.success(), "{}", log("wb.log"));
+    assert_eq!(json_line(&lo)["generation"], 6);
+    // Someone met the outage and retried, and said so.
+    assert!(
+        log("l2.log").contains("retrying") || log("wb.log").contains("retrying"),
+        "no retry reported:\n{}\n{}",
+        log("l2.log"),
+        log("wb.log")
+    );
+    assert!(log("l2.log").contains("damaged"), "{}", log("l2.log"));
+    assert!(run_dir.join("quarantine/wz/00000000.chunk").exists());
+    let (games, samples) = check_counts(&run_dir, "r");
+    assert!(games >= 48 && samples > 0);
+    assert_eq!(json_line(&lo)["samples"].as_u64(), Some(samples));
+    drop(server);
+    std::fs::remove_dir_all(&dir).ok();
+}
+
+/// Games per second of one worker, then of two, with a learner, through the S3 server
+/// (a measurement, not a check: `cargo test --release -p fanorona-cli --test distributed
+/// -- --ignored --nocapture`).
+#[test]
+#[ignore]
+fn throughput_of_one_and_two_workers() {
+    let dir = tmp("throughput");
+    let root = dir.join("s3");
+    std::fs::create_dir_all(root.join("bucket")).unwrap();
+    let server = S3Server::start(&root, 0);
+    let env = server.env();
+    let config = repo_file("configs/dimy.toml");
+    for workers in [1usize, 2] {
+        let run = format!("t{workers}");
+        let common = |role: &str| {
+            strings(&[
+                "--store",
+                "s3://bucket",
+                "--run",
+                &run,
+                "--config",
+                &config,
+                "--json",
+            ])
+            .into_iter()
+            .fold(vec![role.to_string()], |mut v, s| {
+                v.push(s);
+                v
+            })
+        };
+        let mut learn = common("learn");
+        learn.extend(strings(&["--generations", "1000000", "--experiments"]));
+        learn.push(dir.join("exp").display().to_string());
+        let l = spawn(&learn, &env, &dir.join(format!("l{workers}.log")));
+        let t0 = Instant::now();
+        let ws: Vec<Proc> = (0..workers)
+            .map(|i| {
+                let mut w = common("selfplay");
+                w.extend(strings(&[
+                    "--worker",
+                    &format!("w{i}"),
+                    "--games",
+                    "256",
+                    "--quiet",
+                ]));
+                spawn(&w, &env, &dir.join(format!("w{workers}-{i}.log")))
+            })
+            .collect();
+        let outs: Vec<Output> = ws
+            .into_iter()
+            .map(|w| w.finish(Duration::from_secs(3600)))
+            .collect();
+        let wall = t0.elapsed().as_secs_f64();
+        let games: u64 = outs
+            .iter()
+            .map(|o| json_line(o)["games"].as_u64().unwrap())
+            .sum();
+        println!(
+            "{workers} worker(s) + learner: {games} games in {wall:.1} s = {:.2} games/s",
+            games as f64 / wall
+        );
+        drop(l);
+    }
+    drop(server);
+}
