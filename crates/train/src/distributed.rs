@@ -1101,6 +1101,50 @@ mod tests {
         clash.header.session = "mine".into();
         let e = upload_chunk(&rs, &clash).unwrap_err().to_string();
         assert!(e.contains("w1") && e.contains("another worker"), "{e}");
+        // Staleness: a copy of a chunk played by model 0, arriving when the learner is at
+        // generation 2 with max_staleness 1, is dropped and counted; eight fresh games
+        // make generation 3.
+        let mut old = decode_chunk(
+            &store.get("r/chunks/w1/00000000.chunk").unwrap().unwrap(),
+            "r",
+        )
+        .unwrap();
+        assert_eq!(old.header.generation, 0);
+        old.header.worker = "old".into();
+        old.header.seq = 0;
+        store
+            .put(&format!("r/{}", chunk_key("old", 0)), &encode_chunk(&old))
+            .unwrap();
+        selfplay_worker(&store, &wopts("w1", 8), &mut Quiet).unwrap();
+        let mut strict = cfg.clone();
+        strict.distributed.max_staleness = 1;
+        let s3 = learn(
+            &store,
+            &LearnerOptions {
+                config: strict,
+                ..lopts(3)
+            },
+            &mut Quiet,
+        )
+        .unwrap();
+        assert_eq!((s3.state.generation, s3.state.games), (3, 24));
+        let ledger: Ledger =
+            serde_json::from_slice(&store.get("r/learner/00003/ledger.json").unwrap().unwrap())
+                .unwrap();
+        assert_eq!(ledger.stale_chunks, 1);
+        assert_eq!(ledger.stale_samples, old.header.samples);
+        assert!(ledger.consumed["old"].contains(&0));
+        // Chunks of four games (games_in_flight): sequence numbers 5 and 6.
+        let fresh: u64 = [5, 6]
+            .iter()
+            .map(|q| {
+                let bytes = store.get(&format!("r/{}", chunk_key("w1", *q))).unwrap();
+                let c = decode_chunk(&bytes.unwrap(), "r").unwrap();
+                assert_eq!(c.header.generation, 2);
+                c.header.samples
+            })
+            .sum();
+        assert_eq!(s3.state.samples, s.state.samples + fresh);
         // Another configuration is refused, naming the run.
         let mut other = cfg.clone();
         other.selfplay.sims = 99;
