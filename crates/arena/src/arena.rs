@@ -178,7 +178,7 @@ fn pairing_jobs(
 ) -> Vec<Job> {
     (0..games)
         .map(|g| {
-            let (white, black) = if g % 2 == 0 { (a, b) } else { (b, a) };
+            let (white, black) = if g.is_multiple_of(2) { (a, b) } else { (b, a) };
             let p = g / 2;
             match openings {
                 Openings::Traditional => {
@@ -518,8 +518,12 @@ fn riatra_jobs(
     (0..riatras)
         .map(|r| {
             let round = r / (2 * n);
-            let (first, second) = if round % 2 == 0 { (a, b) } else { (b, a) };
-            let (white, black) = if r % 2 == 0 {
+            let (first, second) = if round.is_multiple_of(2) {
+                (a, b)
+            } else {
+                (b, a)
+            };
+            let (white, black) = if r.is_multiple_of(2) {
                 (first, second)
             } else {
                 (second, first)

@@ -165,7 +165,7 @@ impl Position {
                 continue;
             }
             let left = x < w / 2;
-            let even = x % 2 == 0;
+            let even = x.is_multiple_of(2);
             if even == left {
                 black |= p.bb();
             } else {

@@ -395,7 +395,7 @@ fn index(pieces: &ByColor<Bitboard>, side: Color) -> usize {
 }
 
 fn decode(i: usize) -> (ByColor<Bitboard>, Color) {
-    let side = if i % 2 == 0 {
+    let side = if i.is_multiple_of(2) {
         Color::White
     } else {
         Color::Black

@@ -476,11 +476,10 @@ impl<G: Game> Mcts<G> {
         let mut wdl: Vec<[f32; 3]> = Vec::new();
         let mut gumbel_started = false;
         while self.visits() < target {
-            if self.root_game().outcome().is_some() {
-                if let Kind::Leaf = self.nodes[self.root as usize].kind {
-                    let o = self.root_game().outcome().expect("checked");
-                    self.nodes[self.root as usize].kind = Kind::Terminal(outcome_abs(o));
-                }
+            if let Some(o) = self.root_game().outcome()
+                && let Kind::Leaf = self.nodes[self.root as usize].kind
+            {
+                self.nodes[self.root as usize].kind = Kind::Terminal(outcome_abs(o));
             }
             if let (Some(g), false, Kind::Expanded) = (
                 self.cfg.gumbel,

@@ -94,7 +94,7 @@ pub enum TrainError {
     Book(String),
     /// Object storage kept failing, or its URL is unusable.
     #[error(transparent)]
-    Store(#[from] crate::store::StoreError),
+    Store(Box<crate::store::StoreError>),
     /// The store holds something this command cannot go on with (another configuration,
     /// another layout version, a second worker of the same ID).
     #[error("{0}")]
@@ -102,6 +102,13 @@ pub enum TrainError {
     /// A player failed in the periodic match (a bug, never a result).
     #[error("the periodic match: {0}")]
     Game(#[from] fanorona_search::GameError),
+}
+
+impl From<crate::store::StoreError> for TrainError {
+    fn from(e: crate::store::StoreError) -> TrainError {
+        // Boxed: object_store's errors are large and would bloat every `Result`.
+        TrainError::Store(Box::new(e))
+    }
 }
 
 pub(crate) fn io(p: &Path) -> impl FnOnce(std::io::Error) -> TrainError + '_ {
@@ -340,16 +347,16 @@ pub fn train(opts: &RunOptions, progress: &mut dyn Progress) -> Result<Summary, 
     let text = cfg.to_toml();
     if let Ok(old) = std::fs::read_to_string(&cfg_path) {
         let old: Result<TrainConfig, _> = toml::from_str(&old);
-        if let Ok(old) = old {
-            if !old.same_training(cfg) {
-                return Err(TrainError::ConfigChanged(
-                    opts.run.clone(),
-                    format!(
-                        "compare {} with the new settings, or use another --run",
-                        cfg_path.display()
-                    ),
-                ));
-            }
+        if let Ok(old) = old
+            && !old.same_training(cfg)
+        {
+            return Err(TrainError::ConfigChanged(
+                opts.run.clone(),
+                format!(
+                    "compare {} with the new settings, or use another --run",
+                    cfg_path.display()
+                ),
+            ));
         }
     }
     records::write_atomically(&cfg_path, text.as_bytes()).map_err(io(&cfg_path))?;
@@ -467,7 +474,7 @@ pub fn train(opts: &RunOptions, progress: &mut dyn Progress) -> Result<Summary, 
 
         // Metrics and the generation's summary line.
         let arena = if cfg.run.arena_every > 0
-            && g % cfg.run.arena_every == 0
+            && g.is_multiple_of(cfg.run.arena_every)
             && variant != Variant::Telo
         {
             Some(arena_score(
@@ -745,7 +752,7 @@ fn arena_score(
             Some(b) => (b[(i / 2) % b.len()], None),
             None => (start, Some(&openings[(i / 2) % openings.len()])),
         };
-        let net_white = i % 2 == 0;
+        let net_white = i.is_multiple_of(2);
         let (w, b): (&mut dyn Player, &mut dyn Player) = if net_white {
             (&mut net, &mut ab)
         } else {

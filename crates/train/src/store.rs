@@ -41,8 +41,8 @@ pub enum StoreError {
         attempts: u32,
         /// Seconds spent.
         seconds: f64,
-        /// The last error.
-        source: object_store::Error,
+        /// The last error (boxed: object_store's errors are large).
+        source: Box<object_store::Error>,
     },
 }
 
@@ -190,7 +190,7 @@ impl Store {
                             key: key.to_string(),
                             attempts,
                             seconds: t0.elapsed().as_secs_f64(),
-                            source: e,
+                            source: Box::new(e),
                         });
                     }
                     (self.report)(&format!(
