@@ -93,6 +93,10 @@ pub struct SelfPlayConfig {
     pub resign_check_share: f32,
     /// Evaluate each position under a random board symmetry.
     pub random_symmetry: bool,
+    /// Value target: `(1 - w)` times the game's result plus `w` times the search's value
+    /// at the root (its visit-averaged win/draw/loss), as Lc0 and KataGo mix them; 0 = the
+    /// result alone. Less noise from the game's later moves, some bias from the search.
+    pub value_q_weight: f32,
 }
 
 /// `[train]`: optimisation.
@@ -243,6 +247,7 @@ impl Default for SelfPlayConfig {
             resign_threshold: -1.0,
             resign_check_share: 0.1,
             random_symmetry: true,
+            value_q_weight: 0.0,
         }
     }
 }
@@ -377,8 +382,11 @@ impl TrainConfig {
         }
         if !(0.0..=1.0).contains(&s.full_search_prob)
             || !(0.0..=1.0).contains(&s.resign_check_share)
+            || !(0.0..=1.0).contains(&s.value_q_weight)
         {
-            return bad("selfplay.full_search_prob and resign_check_share must be between 0 and 1");
+            return bad(
+                "selfplay.full_search_prob, resign_check_share and value_q_weight must be between 0 and 1",
+            );
         }
         let t = &self.train;
         if t.batch_size == 0 || t.replay_window < t.batch_size || t.lr <= 0.0 || t.lr_final <= 0.0 {

@@ -74,6 +74,8 @@ struct Pending {
     planes: Vec<f32>,
     policy: Vec<(u16, f32)>,
     mover: Color,
+    /// The search's win/draw/loss at the root, for the mover.
+    root_wdl: [f32; 3],
 }
 
 struct Slot<G> {
@@ -232,7 +234,13 @@ pub fn play<G: Encode>(
             if let Some((outcome, resigned)) = done {
                 let s = slots.swap_remove(i);
                 finished.push(finish(
-                    s, outcome, resigned, generation, variant, &mut stats,
+                    s,
+                    outcome,
+                    resigned,
+                    generation,
+                    variant,
+                    sp.value_q_weight,
+                    &mut stats,
                 ));
                 on_game(finished.len());
                 if started < games {
@@ -280,6 +288,7 @@ fn decide<G: Encode>(
             planes,
             policy,
             mover,
+            root_wdl: s.tree.value(),
         });
     }
     // Resignation.
@@ -319,6 +328,7 @@ fn finish<G: Encode>(
     resigned: bool,
     generation: u64,
     variant: fanorona_rules::Variant,
+    q_weight: f32,
     stats: &mut SelfPlayStats,
 ) -> FinishedGame {
     stats.games += 1;
@@ -340,8 +350,9 @@ fn finish<G: Encode>(
         .pending
         .into_iter()
         .map(|p| {
-            let mut wdl = [0.0; 3];
-            wdl[wdl_index(outcome, p.mover)] = 1.0;
+            let w = q_weight;
+            let mut wdl = p.root_wdl.map(|q| w * q);
+            wdl[wdl_index(outcome, p.mover)] += 1.0 - w;
             Sample {
                 planes: p.planes,
                 policy: p.policy,

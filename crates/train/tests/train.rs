@@ -199,3 +199,50 @@ fn trains_in_turn_without_overlap() {
     assert_eq!(s.state.untrained_samples, s.state.samples);
     std::fs::remove_dir_all(&root).ok();
 }
+
+#[test]
+fn value_targets_mix_the_result_with_the_search() {
+    // selfplay.value_q_weight=w: each sample's target is (1 - w) of the game's result for
+    // the mover plus w of the root search's win/draw/loss, so still a distribution.
+    let device = Device::flex();
+    let net = fanorona_train::run::net_config(&tiny("dimy", 1)).init(&device);
+    let play = |w: f32| {
+        let mut cfg = tiny("dimy", 1);
+        cfg.selfplay.value_q_weight = w;
+        let mut eval =
+            fanorona_nn::NetEvaluator::new(net.clone(), device.clone(), cfg.variant(), false, 7);
+        let start = fanorona_rules::Position::start(cfg.variant(), cfg.rule_options());
+        fanorona_train::selfplay::play(&start, &cfg, &mut eval, 4, 1, 7, &mut |_| {})
+    };
+    let (pure, _) = play(0.0);
+    let (mixed, _) = play(0.5);
+    assert_eq!(pure.len(), mixed.len());
+    for (p, m) in pure.iter().zip(&mixed) {
+        // Same seeds, same games: only the targets differ.
+        assert_eq!(p.record.actions, m.record.actions);
+        for (a, b) in p.samples.iter().zip(&m.samples) {
+            let result = a
+                .wdl
+                .iter()
+                .position(|&x| x == 1.0)
+                .expect("one-hot result");
+            assert_eq!(a.wdl.iter().sum::<f32>(), 1.0);
+            assert!(
+                (b.wdl.iter().sum::<f32>() - 1.0).abs() < 1e-5,
+                "{:?}",
+                b.wdl
+            );
+            assert!(b.wdl[result] >= 0.5 - 1e-6, "{:?} from {:?}", b.wdl, a.wdl);
+            assert!(b.wdl.iter().all(|x| (0.0..=1.0).contains(x)));
+        }
+    }
+    // The search is not certain of every result: some targets are soft.
+    let soft = mixed
+        .iter()
+        .flat_map(|g| &g.samples)
+        .filter(|s| s.wdl.iter().all(|&x| x < 1.0 - 1e-6))
+        .count();
+    assert!(soft > 0);
+    let e = TrainConfig::load(None, &["selfplay.value_q_weight=1.5".to_string()]).unwrap_err();
+    assert!(e.to_string().contains("value_q_weight"), "{e}");
+}
