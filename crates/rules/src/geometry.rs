@@ -241,14 +241,10 @@ impl Geometry {
     #[inline(always)]
     pub fn shift(&self, bb: Bitboard, d: Direction) -> Bitboard {
         let masked = bb.0 & self.has_line[d.index()];
-        // The sign follows from the direction alone, so an unrolled loop over directions
-        // needs no branch: N, NE, E and NW go up the index order.
-        match d {
-            Direction::N | Direction::NE | Direction::E | Direction::NW => {
-                Bitboard(masked << self.shift[d.index()])
-            }
-            _ => Bitboard(masked >> -self.shift[d.index()]),
-        }
+        // Every point left after the mask has its neighbour on the board, so no bit
+        // crosses the ends of the word and a rotation is the shift, in either direction,
+        // without a branch (a right shift by k is a left rotation by 64 - k).
+        Bitboard(masked.rotate_left(self.shift[d.index()] as u32 & 63))
     }
     /// The point one step from `p` in direction `d`, if a line goes there.
     #[inline(always)]

@@ -1,7 +1,7 @@
 //! The Fanorona position (tsivy and dimy): legal turns and steps, playing them, outcomes.
 
 use crate::bitboard::{Bitboard, ByColor, Color, Direction, Point};
-use crate::geometry::{Geometry, Variant};
+use crate::geometry::{DIMY, Geometry, TELO, TSIVY, Variant};
 use crate::options::{RuleOptions, VelaForm};
 use crate::turn::{Action, Capture, Step, StepKind, Turn};
 use crate::zobrist::KEYS;
@@ -262,6 +262,16 @@ impl Position {
     pub fn geometry(&self) -> &'static Geometry {
         self.variant.geometry()
     }
+    /// Calls `f` with this variant's geometry as a constant: each arm is compiled on its
+    /// own, so the shifts and edge masks of the hot loops become immediates.
+    #[inline(always)]
+    fn with_geometry<R>(&self, f: impl Fn(&'static Geometry) -> R) -> R {
+        match self.variant {
+            Variant::Tsivy => f(&TSIVY),
+            Variant::Dimy => f(&DIMY),
+            Variant::Telo => f(&TELO),
+        }
+    }
     /// The pieces of `c`.
     #[inline]
     pub fn pieces(&self, c: Color) -> Bitboard {
@@ -428,8 +438,15 @@ impl Position {
     pub fn turns_into(&self, out: &mut Vec<Turn>, mode: TurnMode) {
         out.clear();
         SEEN.with_borrow_mut(|seen| {
-            let seen = (mode == TurnMode::Distinct).then_some(seen);
-            self.generate(&mut ListSink { out, seen });
+            let seen = (mode == TurnMode::Distinct).then_some(Seen {
+                ends: 0,
+                keys: seen,
+            });
+            self.generate(&mut ListSink {
+                out,
+                seen,
+                turn: Turn::new(Point(0)),
+            });
         });
     }
 
@@ -439,7 +456,10 @@ impl Position {
         let mut sink = CountSink {
             n: 0,
             distinct: mode == TurnMode::Distinct,
-            seen: scratch,
+            seen: Seen {
+                ends: 0,
+                keys: scratch,
+            },
         };
         self.generate(&mut sink);
         sink.n
@@ -447,30 +467,48 @@ impl Position {
 
     #[inline(always)]
     fn generate<S: TurnSink>(&self, sink: &mut S) {
+        match self.variant {
+            Variant::Tsivy => self.generate_in::<S, TsivyBoard>(sink),
+            Variant::Dimy => self.generate_in::<S, DimyBoard>(sink),
+            Variant::Telo => self.generate_in::<S, TeloBoard>(sink),
+        }
+    }
+
+    #[inline(always)]
+    fn generate_in<S: TurnSink, B: Board>(&self, sink: &mut S) {
         debug_assert!(self.chain.is_none(), "turn-level generation inside a chain");
-        let g = self.geometry();
+        let g = B::G;
         let us = self.pieces(self.side);
         let them = self.pieces(self.side.other());
         let rule = self.capture_rule();
         if rule != CaptureRule::Forbidden {
             let (app, wd, any) = self.capture_origins(g);
             if any.any() {
-                let mut chains = ChainGen {
-                    g,
+                let mut chains = ChainGen::<S, B> {
                     sink,
                     rule,
-                    turn: Turn::new(Point(0)),
+                    board: std::marker::PhantomData,
                 };
                 for p in any {
                     chains.sink.begin_origin();
                     let us_rest = us.without(p);
-                    for d in Direction::ALL {
-                        if app[d.index()].contains(p) {
-                            chains.first_step(p, d, Capture::Approach, us_rest, them);
-                        }
-                        if wd[d.index()].contains(p) {
-                            chains.first_step(p, d, Capture::Withdrawal, us_rest, them);
-                        }
+                    // This origin's first steps as a mask (bit 2 d approach, 2 d + 1
+                    // withdrawal), gathered without a branch per direction.
+                    let mut steps = 0u32;
+                    for d in 0..8 {
+                        steps |= ((app[d].0 >> p.0) as u32 & 1) << (2 * d)
+                            | ((wd[d].0 >> p.0) as u32 & 1) << (2 * d + 1);
+                    }
+                    while steps != 0 {
+                        let bit = steps.trailing_zeros();
+                        steps &= steps - 1;
+                        let d = Direction::from_index((bit / 2) as usize);
+                        let cap = if bit & 1 == 0 {
+                            Capture::Approach
+                        } else {
+                            Capture::Withdrawal
+                        };
+                        chains.first_step(p, d, cap, us_rest, them);
                     }
                 }
                 return;
@@ -496,7 +534,11 @@ impl Position {
         if self.chain.is_some() {
             return true;
         }
-        let g = self.geometry();
+        self.with_geometry(|g| self.has_turn_in(g))
+    }
+
+    #[inline(always)]
+    fn has_turn_in(&self, g: &'static Geometry) -> bool {
         let rule = self.capture_rule();
         if rule != CaptureRule::Forbidden && self.capture_origins(g).2.any() {
             return true;
@@ -618,12 +660,20 @@ impl Position {
 
     /// Calls `f` with every legal action, in the order of [`Position::actions_into`].
     #[inline]
-    pub fn for_each_action(&self, mut f: impl FnMut(Action)) {
-        let g = self.geometry();
+    pub fn for_each_action(&self, f: impl FnMut(Action)) {
+        match self.variant {
+            Variant::Tsivy => self.for_each_action_in(&TSIVY, f),
+            Variant::Dimy => self.for_each_action_in(&DIMY, f),
+            Variant::Telo => self.for_each_action_in(&TELO, f),
+        }
+    }
+
+    #[inline(always)]
+    fn for_each_action_in(&self, g: &'static Geometry, mut f: impl FnMut(Action)) {
         let us = self.pieces(self.side);
         let them = self.pieces(self.side.other());
         if let Some(c) = &self.chain {
-            for_each_continuation(g, c.piece, c.last_dir, c.visited, us, them, |d, cap| {
+            for_each_continuation(g, c.piece, c.last_dir, c.visited, us, them, |d, cap, _| {
                 f(Action::Step(Step {
                     from: c.piece,
                     dir: d,
@@ -774,7 +824,9 @@ impl Position {
         let us = self.pieces(side);
         let them = self.pieces(them_c);
         let mut can_go_on = false;
-        for_each_continuation(g, to, step.dir, visited, us, them, |_, _| can_go_on = true);
+        for_each_continuation(g, to, step.dir, visited, us, them, |_, _, _| {
+            can_go_on = true
+        });
         if can_go_on {
             let c = Chain {
                 piece: to,
@@ -843,13 +895,76 @@ pub fn playout(
     let mut p = *pos;
     let mut n = 0;
     loop {
-        p.turns_into(buf, TurnMode::Distinct);
-        if let Some(o) = p.outcome_given(!buf.is_empty()) {
+        if let Some(o) = p.play_random_turn(&mut pick, buf) {
             return (o, n);
         }
-        let t = buf[pick(buf.len())];
-        p.play_unchecked(&t);
         n += 1;
+    }
+}
+
+impl Position {
+    /// One turn of a random playout, at a turn boundary: the outcome if the game is over
+    /// (as [`Position::outcome`]), else plays the turn `pick(n)` of the `n` distinct turns
+    /// and returns `None`. `buf` is scratch space.
+    ///
+    /// Captures are listed into `buf` as [`Position::turns_into`] lists them; a paika is
+    /// picked without a list, counted per direction and found by its rank (so the index
+    /// of a paika is not its index in the list).
+    #[inline]
+    pub fn play_random_turn(
+        &mut self,
+        mut pick: impl FnMut(usize) -> usize,
+        buf: &mut Vec<Turn>,
+    ) -> Option<Outcome> {
+        let g = self.geometry();
+        let rule = self.capture_rule();
+        if rule != CaptureRule::Forbidden {
+            if self.capture_origins(g).2.any() {
+                self.turns_into(buf, TurnMode::Distinct);
+                if let Some(o) = self.outcome_given(true) {
+                    return Some(o);
+                }
+                let t = buf[pick(buf.len())];
+                self.play_unchecked(&t);
+                return None;
+            }
+            if rule == CaptureRule::VelaSingle {
+                return self.outcome_given(false);
+            }
+        }
+        let us = self.pieces(self.side);
+        let empty = g.all & !self.occupied();
+        let mut by_dir = [Bitboard::EMPTY; 8];
+        let mut counts = [0usize; 8];
+        let mut total = 0;
+        for d in Direction::ALL {
+            let m = us & g.shift(empty, d.opposite());
+            by_dir[d.index()] = m;
+            counts[d.index()] = m.count() as usize;
+            total += counts[d.index()];
+        }
+        if let Some(o) = self.outcome_given(total > 0) {
+            return Some(o);
+        }
+        let mut k = pick(total);
+        let mut d = 0;
+        while k >= counts[d] {
+            k -= counts[d];
+            d += 1;
+        }
+        let mut m = by_dir[d].0;
+        for _ in 0..k {
+            m &= m - 1;
+        }
+        let from = Point(m.trailing_zeros() as u8);
+        let mut t = Turn::new(from);
+        t.push(
+            Point(g.neighbour[from.index()][d]),
+            StepKind::Paika,
+            Bitboard::EMPTY,
+        );
+        self.play_unchecked(&t);
+        None
     }
 }
 
@@ -948,24 +1063,16 @@ pub(crate) fn capture_run(
         return Bitboard(first & them.0);
     }
     // The run is the enemy pieces along the ray up to the first point that is not one.
+    // Both cases are computed without a branch (the direction is often not a constant).
     let blockers = ray & !them.0;
+    // The ray goes up the index order: keep the bits below the lowest blocker (all of
+    // them when there is none: 0 - 1 is every bit).
+    let up = ray & (blockers & blockers.wrapping_neg()).wrapping_sub(1);
+    // The ray goes down: keep the bits above the highest blocker.
+    let down = ray & !u64::MAX.checked_shr(blockers.leading_zeros()).unwrap_or(0);
     Bitboard(match dir {
-        Direction::N | Direction::NE | Direction::E | Direction::NW => {
-            // The ray goes up the index order: keep the bits below the lowest blocker.
-            if blockers == 0 {
-                ray
-            } else {
-                ray & ((blockers & blockers.wrapping_neg()) - 1)
-            }
-        }
-        _ => {
-            if blockers == 0 {
-                ray
-            } else {
-                let h = 63 - blockers.leading_zeros();
-                ray & !((2u64 << h).wrapping_sub(1))
-            }
-        }
+        Direction::N | Direction::NE | Direction::E | Direction::NW => up,
+        _ => down,
     })
 }
 
@@ -981,8 +1088,74 @@ fn extend_runs(g: &Geometry, first: Bitboard, them: Bitboard, d: Direction) -> B
     run
 }
 
-/// Calls `f(d, capture)` for every capturing continuation of a chain piece at `p`.
-/// `us` includes the piece at `p`.
+/// The capturing continuations of a chain piece at `p`: the end points of its approach
+/// and of its withdrawal steps. `us` includes the piece at `p`.
+///
+/// No loop over directions: a withdrawal ends at the mirror image through `p` of an
+/// enemy next to it, and an approach ends halfway to an enemy two steps away, and both
+/// maps are a few whole-word operations on point indices (a line through `p` keeps equal
+/// index steps, so the mirror of `p - d` is `p + d` and the midpoint of `p` and `p + 2d`
+/// is `p + d`). Points that the index arithmetic wraps to another row are never next to
+/// `p`, so the mask of free points next to `p` drops them.
+#[inline(always)]
+fn continuations(
+    g: &Geometry,
+    p: Point,
+    last: Direction,
+    visited: Bitboard,
+    us: Bitboard,
+    them: Bitboard,
+) -> (Bitboard, Bitboard) {
+    const NONE: (Bitboard, Bitboard) = (Bitboard::EMPTY, Bitboard::EMPTY);
+    let adjacent = g.adjacent[p.index()];
+    let reach = g.reach2[p.index()];
+    // Most captures cannot go on: no enemy within two steps, or no free point next to
+    // the piece (the step straight on is forbidden).
+    if them.0 & reach == 0 {
+        return NONE;
+    }
+    let ahead = g.neighbour[p.index()][last.index()];
+    let straight = if ahead == crate::geometry::NO_POINT {
+        0
+    } else {
+        1u64 << ahead
+    };
+    let free = adjacent & !(us | them | visited).0 & !straight;
+    if free == 0 {
+        return NONE;
+    }
+    let pi = p.0 as u32;
+    // Withdrawal: the mirror of enemy neighbours through p (index e -> 2 p - e).
+    let mirrored = (adjacent & them.0).reverse_bits();
+    let mirrored = if 2 * pi <= 63 {
+        mirrored >> (63 - 2 * pi)
+    } else {
+        mirrored << (2 * pi - 63)
+    };
+    // Approach: enemies two steps away, offsets o = r - p (all even) moved to o + OFF
+    // (OFF bounds |o| on every board), halved by gathering the even bits, moved back.
+    const OFF: u32 = 20;
+    let two_away = reach & !adjacent & them.0;
+    let aligned = (((two_away as u128) << OFF) >> pi) as u64;
+    let halved = compress_even_bits(aligned);
+    let midpoints = (halved << pi) >> (OFF / 2);
+    (Bitboard(midpoints & free), Bitboard(mirrored & free))
+}
+
+/// Bit `2 k` of `x` moved to bit `k` (odd bits are dropped).
+#[inline(always)]
+const fn compress_even_bits(x: u64) -> u64 {
+    let mut x = x & 0x5555_5555_5555_5555;
+    x = (x | (x >> 1)) & 0x3333_3333_3333_3333;
+    x = (x | (x >> 2)) & 0x0F0F_0F0F_0F0F_0F0F;
+    x = (x | (x >> 4)) & 0x00FF_00FF_00FF_00FF;
+    x = (x | (x >> 8)) & 0x0000_FFFF_0000_FFFF;
+    (x | (x >> 16)) & 0x0000_0000_FFFF_FFFF
+}
+
+/// Calls `f(d, capture, q)` for every capturing continuation of a chain piece at `p`
+/// (`q` is where the step ends), in the order of `q`, approach before withdrawal. `us`
+/// includes the piece at `p`.
 #[inline(always)]
 fn for_each_continuation(
     g: &Geometry,
@@ -991,25 +1164,16 @@ fn for_each_continuation(
     visited: Bitboard,
     us: Bitboard,
     them: Bitboard,
-    mut f: impl FnMut(Direction, Capture),
+    mut f: impl FnMut(Direction, Capture, Point),
 ) {
-    // Most captures cannot go on: reject them with two masks before any table walk.
-    if them.0 & g.reach2[p.index()] == 0 {
-        return;
-    }
-    let free = Bitboard(g.adjacent[p.index()]) & !(us | them | visited);
-    for q in free {
+    let (approach, withdrawal) = continuations(g, p, last, visited, us, them);
+    for q in approach | withdrawal {
         let d = Direction::from_index(g.dir_to[p.index()][q.index()] as usize);
-        if d == last {
-            continue;
+        if approach.contains(q) {
+            f(d, Capture::Approach, q);
         }
-        let a = g.neighbour[q.index()][d.index()];
-        if a != crate::geometry::NO_POINT && them.contains(Point(a)) {
-            f(d, Capture::Approach);
-        }
-        let w = g.neighbour[p.index()][d.opposite().index()];
-        if w != crate::geometry::NO_POINT && them.contains(Point(w)) {
-            f(d, Capture::Withdrawal);
+        if withdrawal.contains(q) {
+            f(d, Capture::Withdrawal, q);
         }
     }
 }
@@ -1021,50 +1185,89 @@ thread_local! {
 }
 
 /// Where generated turns go: a list, or a counter.
+///
+/// The chain generator walks the tree of capture chains depth first and tells the sink
+/// each step as it is made ([`TurnSink::first`], [`TurnSink::next`]) and taken back
+/// ([`TurnSink::back`]); a list builds the [`Turn`] as it goes, a counter needs only the
+/// end point and the captured set.
 trait TurnSink {
     /// Turns from a new origin follow.
     fn begin_origin(&mut self);
-    /// A one-step capture (always distinct from every other turn).
-    fn single(&mut self, t: &Turn);
-    /// A capture chain of two or more steps (may repeat an earlier turn's key).
-    fn multi(&mut self, t: &Turn);
+    /// A one-step capture `from -> to` taking `run`: a turn, distinct from every other.
+    fn first(&mut self, from: Point, to: Point, cap: Capture, run: Bitboard);
+    /// A further chain step to `to` taking `run`, `captured` in all so far: a turn of two
+    /// or more steps, which may repeat an earlier turn of this origin.
+    fn next(&mut self, to: Point, cap: Capture, run: Bitboard, captured: Bitboard);
+    /// Takes back the last [`TurnSink::next`], which took `run`.
+    fn back(&mut self, run: Bitboard);
     /// Every paika of `us` into `empty`.
     fn paika(&mut self, g: &Geometry, us: Bitboard, empty: Bitboard);
 }
 
-struct ListSink<'a> {
-    out: &'a mut Vec<Turn>,
-    /// With `Some`, distinct mode: the keys of this origin's chains so far.
-    seen: Option<&'a mut Vec<u64>>,
+/// The chains of one origin seen so far, for telling distinct turns apart: a chain's
+/// identity within one origin is its end point and its captured set.
+struct Seen<'a> {
+    /// The end points reached so far: most chains end where no other has, and need no
+    /// search through `keys`.
+    ends: u64,
+    /// The keys so far: the captured set (bits 0..45) and the end point (bits 58..64).
+    keys: &'a mut Vec<u64>,
 }
 
-/// A chain's identity within one origin: the captured set (bits 0..45) and the end point.
-#[inline(always)]
-fn chain_key_of(t: &Turn) -> u64 {
-    t.captured.0 | (t.to().0 as u64) << 58
+impl Seen<'_> {
+    #[inline(always)]
+    fn clear(&mut self) {
+        self.ends = 0;
+        self.keys.clear();
+    }
+    /// Whether `(to, captured)` is new; records it.
+    #[inline(always)]
+    fn first_time(&mut self, to: Point, captured: Bitboard) -> bool {
+        let k = captured.0 | (to.0 as u64) << 58;
+        if self.ends & to.bb().0 == 0 {
+            self.ends |= to.bb().0;
+        } else if self.keys.contains(&k) {
+            return false;
+        }
+        self.keys.push(k);
+        true
+    }
+}
+
+struct ListSink<'a> {
+    out: &'a mut Vec<Turn>,
+    /// With `Some`, distinct mode: this origin's chains so far.
+    seen: Option<Seen<'a>>,
+    /// The chain being built.
+    turn: Turn,
 }
 
 impl TurnSink for ListSink<'_> {
     #[inline(always)]
     fn begin_origin(&mut self) {
-        if let Some(seen) = self.seen.as_deref_mut() {
+        if let Some(seen) = &mut self.seen {
             seen.clear();
         }
     }
     #[inline(always)]
-    fn single(&mut self, t: &Turn) {
-        self.out.push(*t);
+    fn first(&mut self, from: Point, to: Point, cap: Capture, run: Bitboard) {
+        self.turn.reset(from);
+        self.turn.push(to, StepKind::Capture(cap), run);
+        self.out.push(self.turn);
     }
     #[inline(always)]
-    fn multi(&mut self, t: &Turn) {
-        if let Some(seen) = self.seen.as_deref_mut() {
-            let k = chain_key_of(t);
-            if seen.contains(&k) {
-                return;
-            }
-            seen.push(k);
+    fn next(&mut self, to: Point, cap: Capture, run: Bitboard, captured: Bitboard) {
+        self.turn.push(to, StepKind::Capture(cap), run);
+        if let Some(seen) = &mut self.seen
+            && !seen.first_time(to, captured)
+        {
+            return;
         }
-        self.out.push(*t);
+        self.out.push(self.turn);
+    }
+    #[inline(always)]
+    fn back(&mut self, run: Bitboard) {
+        self.turn.pop(run);
     }
     #[inline(always)]
     fn paika(&mut self, g: &Geometry, us: Bitboard, empty: Bitboard) {
@@ -1081,7 +1284,7 @@ impl TurnSink for ListSink<'_> {
 struct CountSink<'a> {
     n: u64,
     distinct: bool,
-    seen: &'a mut Vec<u64>,
+    seen: Seen<'a>,
 }
 
 impl TurnSink for CountSink<'_> {
@@ -1090,20 +1293,17 @@ impl TurnSink for CountSink<'_> {
         self.seen.clear();
     }
     #[inline(always)]
-    fn single(&mut self, _: &Turn) {
+    fn first(&mut self, _: Point, _: Point, _: Capture, _: Bitboard) {
         self.n += 1;
     }
     #[inline(always)]
-    fn multi(&mut self, t: &Turn) {
-        if self.distinct {
-            let k = chain_key_of(t);
-            if self.seen.contains(&k) {
-                return;
-            }
-            self.seen.push(k);
+    fn next(&mut self, to: Point, _: Capture, _: Bitboard, captured: Bitboard) {
+        if !self.distinct || self.seen.first_time(to, captured) {
+            self.n += 1;
         }
-        self.n += 1;
     }
+    #[inline(always)]
+    fn back(&mut self, _: Bitboard) {}
     #[inline(always)]
     fn paika(&mut self, g: &Geometry, us: Bitboard, empty: Bitboard) {
         for d in Direction::ALL {
@@ -1112,16 +1312,34 @@ impl TurnSink for CountSink<'_> {
     }
 }
 
-/// Depth-first enumeration of capture chains into a sink.
-struct ChainGen<'a, S> {
-    g: &'static Geometry,
-    sink: &'a mut S,
-    rule: CaptureRule,
-    /// The chain being built; steps are pushed and popped as the search goes.
-    turn: Turn,
+/// A board's geometry as a type, so that code generic over it sees the geometry as a
+/// constant (shifts and edge masks become immediates in the chain search).
+trait Board {
+    const G: &'static Geometry;
+}
+struct TsivyBoard;
+impl Board for TsivyBoard {
+    const G: &'static Geometry = &TSIVY;
+}
+struct DimyBoard;
+impl Board for DimyBoard {
+    const G: &'static Geometry = &DIMY;
+}
+/// Never used for a [`Position`] (telo has its own type); here so that dispatch on the
+/// variant is total.
+struct TeloBoard;
+impl Board for TeloBoard {
+    const G: &'static Geometry = &TELO;
 }
 
-impl<S: TurnSink> ChainGen<'_, S> {
+/// Depth-first enumeration of capture chains into a sink.
+struct ChainGen<'a, S, B> {
+    sink: &'a mut S,
+    rule: CaptureRule,
+    board: std::marker::PhantomData<B>,
+}
+
+impl<S: TurnSink, B: Board> ChainGen<'_, S, B> {
     #[inline(always)]
     fn first_step(
         &mut self,
@@ -1131,14 +1349,12 @@ impl<S: TurnSink> ChainGen<'_, S> {
         us_rest: Bitboard,
         them: Bitboard,
     ) {
-        let g = self.g;
+        let g = B::G;
         let q = Point(g.neighbour[p.index()][d.index()]);
         let run = capture_run(g, p, q, d, cap, them, self.rule == CaptureRule::VelaSingle);
-        self.turn.reset(p);
-        self.turn.push(q, StepKind::Capture(cap), run);
-        self.sink.single(&self.turn);
+        self.sink.first(p, q, cap, run);
         if self.rule == CaptureRule::Chains {
-            self.extend(q, d, p.bb().with(q), us_rest, them & !run);
+            self.extend(q, d, p.bb().with(q), us_rest, them & !run, run);
         }
     }
 
@@ -1149,17 +1365,28 @@ impl<S: TurnSink> ChainGen<'_, S> {
         visited: Bitboard,
         us_rest: Bitboard,
         them: Bitboard,
+        captured: Bitboard,
     ) {
-        let g = self.g;
-        for_each_continuation(g, p, last, visited, us_rest.with(p), them, |d, cap| {
-            let q = Point(g.neighbour[p.index()][d.index()]);
-            let run = capture_run(g, p, q, d, cap, them, false);
-            self.turn.push(q, StepKind::Capture(cap), run);
-            self.sink.multi(&self.turn);
-            // A duplicate's continuations are still explored: another path to the same
-            // state may have a different visited set, so its continuations may be new.
-            self.extend(q, d, visited.with(q), us_rest, them & !run);
-            self.turn.pop(run);
-        });
+        let g = B::G;
+        let (approach, withdrawal) = continuations(g, p, last, visited, us_rest.with(p), them);
+        for q in approach | withdrawal {
+            let d = Direction::from_index(g.dir_to[p.index()][q.index()] as usize);
+            for cap in [Capture::Approach, Capture::Withdrawal] {
+                let found = match cap {
+                    Capture::Approach => approach,
+                    Capture::Withdrawal => withdrawal,
+                };
+                if !found.contains(q) {
+                    continue;
+                }
+                let run = capture_run(g, p, q, d, cap, them, false);
+                self.sink.next(q, cap, run, captured | run);
+                // A duplicate's continuations are still explored: another path to the
+                // same state may have a different visited set, so its continuations may
+                // be new.
+                self.extend(q, d, visited.with(q), us_rest, them & !run, captured | run);
+                self.sink.back(run);
+            }
+        }
     }
 }

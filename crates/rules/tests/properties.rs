@@ -10,7 +10,7 @@ use fanorona_rules::{
 use proptest::prelude::*;
 use rand::rngs::SmallRng;
 use rand::{RngExt, SeedableRng};
-use std::collections::BTreeSet;
+use std::collections::{BTreeSet, HashSet};
 
 fn variant_and_rules(i: u8) -> (Variant, RuleOptions) {
     let v = if i & 1 == 0 {
@@ -164,6 +164,43 @@ proptest! {
     /// Random play at the step level, ending chains early at random: the actions of
     /// every turn map back to a legal turn that reaches the same position (the network
     /// player's turns are built this way).
+    /// A random playout's turn picks among exactly the distinct turns: each index plays
+    /// a different one of them, and the game ends when and as `outcome` says.
+    #[test]
+    fn random_turns_are_the_distinct_turns(seed in any::<u64>(), vr in 0u8..8) {
+        let (v, r) = variant_and_rules(vr);
+        let mut buf = Vec::new();
+        for pos in random_game(v, r, seed, 80) {
+            let expected: HashSet<Position> = pos
+                .turns(TurnMode::Distinct)
+                .iter()
+                .map(|t| {
+                    let mut c = pos;
+                    c.play_unchecked(t);
+                    c
+                })
+                .collect();
+            let mut asked = None;
+            let mut probe = pos;
+            let outcome = probe.play_random_turn(|n| { asked = Some(n); 0 }, &mut buf);
+            prop_assert_eq!(outcome, pos.outcome(), "{}", pos.fen());
+            if outcome.is_some() {
+                prop_assert_eq!(asked, None);
+                continue;
+            }
+            let n = asked.expect("a pick when the game goes on");
+            prop_assert_eq!(n, expected.len(), "{}", pos.fen());
+            let got: HashSet<Position> = (0..n)
+                .map(|k| {
+                    let mut c = pos;
+                    c.play_random_turn(|_| k, &mut buf);
+                    c
+                })
+                .collect();
+            prop_assert_eq!(got, expected, "{}", pos.fen());
+        }
+    }
+
     #[test]
     fn step_actions_map_back_to_turns(seed in any::<u64>(), vr in 0u8..8) {
         let (v, r) = variant_and_rules(vr);
