@@ -1160,7 +1160,7 @@ fn export_writes_the_model_files_and_refuses_bad_checkpoints() {
         serde_json::from_str(&std::fs::read_to_string(out.join("reference.json")).unwrap())
             .unwrap();
     assert_eq!(reference["cases"].as_array().unwrap().len(), 20);
-    // DESIGN.md's form: one ONNX file, its description beside it.
+    // The documented form (docs/front-ends.md): one ONNX file, its description beside it.
     let file = root.join("nets/dimy.onnx");
     let o = fanorona(&[
         "export",

@@ -80,7 +80,7 @@ fn perft_fixtures() {
     }
 }
 
-/// The start position's sixth level, published by an independent engine (NOTES.md).
+/// The start position's sixth level, as published by an independent engine.
 #[test]
 fn perft6_tsivy_start() {
     let pos = Position::start(Variant::Tsivy, RuleOptions::default());
