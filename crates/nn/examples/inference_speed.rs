@@ -21,7 +21,10 @@ use tract_onnx::prelude::*;
 
 fn main() -> Result<(), Box<dyn std::error::Error>> {
     let mut args = std::env::args().skip(1);
-    let ckpt = PathBuf::from(args.next().ok_or("usage: inference_speed CHECKPOINT [BATCH ...]")?);
+    let ckpt = PathBuf::from(
+        args.next()
+            .ok_or("usage: inference_speed CHECKPOINT [BATCH ...]")?,
+    );
     let mut batches: Vec<usize> = args.map(|a| a.parse()).collect::<Result<_, _>>()?;
     if batches.is_empty() {
         batches = vec![1, 64, 256];
@@ -61,8 +64,16 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         // The two outputs agree (the export test checks it precisely); warm both up.
         let (bp, _) = burn.forward_raw(planes.clone(), n);
         let out = tract_model.run(tvec!(input.clone().into()))?;
-        let tp: Vec<f32> = out[0].to_plain_array_view::<f32>()?.iter().copied().collect();
-        let diff = bp.iter().zip(&tp).map(|(a, b)| (a - b).abs()).fold(0.0, f32::max);
+        let tp: Vec<f32> = out[0]
+            .to_plain_array_view::<f32>()?
+            .iter()
+            .copied()
+            .collect();
+        let diff = bp
+            .iter()
+            .zip(&tp)
+            .map(|(a, b)| (a - b).abs())
+            .fold(0.0, f32::max);
         let b = time(burn_run)?;
         let t = time(tract_run)?;
         println!(
