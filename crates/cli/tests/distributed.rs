@@ -52,7 +52,10 @@ impl Proc {
 
 fn spawn(args: &[String], env: &[(String, String)], log: &Path) -> Proc {
     let mut c = Command::new(env!("CARGO_BIN_EXE_fanorona"));
-    c.args(args)
+    // In the test's own folder (the log's), so that default paths such as
+    // `experiments/` land there and not in the source tree.
+    c.current_dir(log.parent().expect("the log is in the test's folder"))
+        .args(args)
         .stdout(Stdio::piped())
         .stderr(std::fs::File::create(log).unwrap());
     for (k, _) in std::env::vars() {
