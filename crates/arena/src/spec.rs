@@ -1,7 +1,8 @@
 //! Player specs: `ab:depth=8`, `ab:time=1s`, `ab:nodes=100000,hash=64`, `random`,
 //! `random:seed=3`, `mcts:ckpt=DIR,sims=400` (`ckpt=none`: a fresh network; no `ckpt`:
 //! the release network of the variant), `mcts:ckpt=DIR,time=200ms` (a time per turn, as
-//! `ab:time=`). One parser,
+//! `ab:time=`), `mcts:ckpt=DIR,sims=400,blend=1` (leaf values half the network's, half
+//! a 1-turn alpha-beta search's; `blend_weight=W` sets the search's share). One parser,
 //! used by the arena and by every command that names an engine.
 
 /// A spec that cannot be used, with the reason (naming the spec).
@@ -19,7 +20,7 @@ use fanorona_nn::burn::module::Module;
 use fanorona_nn::burn::prelude::Device;
 use fanorona_nn::{MctsBudget, MctsPlayer, NetConfig, NetEvaluator, checkpoint};
 use fanorona_rules::Variant;
-use fanorona_search::{AbConfig, AbPlayer, Limits, MctsConfig, Player, RandomPlayer};
+use fanorona_search::{AbConfig, AbPlayer, BlendConfig, Limits, MctsConfig, Player, RandomPlayer};
 use std::time::Duration;
 
 /// A parsed engine spec.
@@ -49,6 +50,9 @@ pub enum EngineSpec {
         gumbel: bool,
         /// Seed (tie breaks, Gumbel noise).
         seed: u64,
+        /// Leaf values mixed with a shallow alpha-beta search's (`blend=DEPTH`,
+        /// `blend_weight=W`); `None`: the network alone.
+        blend: Option<BlendConfig>,
     },
 }
 
@@ -160,6 +164,8 @@ impl EngineSpec {
                 let mut time = None;
                 let mut gumbel = false;
                 let mut seed = 0;
+                let mut blend_depth = None;
+                let mut blend_weight = None;
                 for (k, v) in pairs {
                     match k {
                         "ckpt" => {
@@ -186,13 +192,42 @@ impl EngineSpec {
                         }
                         "gumbel" => gumbel = v.parse().map_err(|_| bad(k, v, "true or false"))?,
                         "seed" => seed = v.parse().map_err(|_| bad(k, v, "a number"))?,
+                        "blend" => {
+                            blend_depth = Some(
+                                v.parse()
+                                    .ok()
+                                    .filter(|d| (1..=8).contains(d))
+                                    .ok_or_else(|| bad(k, v, "an alpha-beta depth of 1 to 8"))?,
+                            )
+                        }
+                        "blend_weight" => {
+                            blend_weight = Some(
+                                v.parse()
+                                    .ok()
+                                    .filter(|w: &f32| (0.0..=1.0).contains(w))
+                                    .ok_or_else(|| bad(k, v, "a weight from 0 to 1"))?,
+                            )
+                        }
                         _ => {
                             return Err(input_err(format!(
-                                "engine spec `{spec}`: unknown option `{k}` (mcts knows ckpt, sims, time, gumbel, seed)"
+                                "engine spec `{spec}`: unknown option `{k}` (mcts knows ckpt, sims, time, gumbel, seed, blend, blend_weight)"
                             )));
                         }
                     }
                 }
+                let blend = match (blend_depth, blend_weight) {
+                    (None, None) => None,
+                    (None, Some(_)) => {
+                        return Err(input_err(format!(
+                            "engine spec `{spec}`: blend_weight needs blend=DEPTH"
+                        )));
+                    }
+                    (Some(depth), w) => Some(BlendConfig {
+                        depth,
+                        weight: w.unwrap_or(BlendConfig::default().weight),
+                        ..BlendConfig::default()
+                    }),
+                };
                 if gumbel && time.is_some() {
                     return Err(input_err(format!(
                         "engine spec `{spec}`: gumbel plans its simulations in advance and needs sims=N, not time="
@@ -205,6 +240,7 @@ impl EngineSpec {
                     time,
                     gumbel,
                     seed,
+                    blend,
                 })
             }
             "random" => {
@@ -240,6 +276,7 @@ impl EngineSpec {
                 time,
                 gumbel,
                 seed,
+                blend,
                 ..
             } => {
                 let eval = self.evaluator(variant, device)?;
@@ -251,7 +288,11 @@ impl EngineSpec {
                     sims: *sims,
                     time: *time,
                 };
-                Box::new(MctsPlayer::with_budget(eval, cfg, budget, name, *seed))
+                let player = MctsPlayer::with_budget(eval, cfg, budget, name, *seed);
+                Box::new(match blend {
+                    Some(b) => player.with_blend(*b),
+                    None => player,
+                })
             }
         })
     }
@@ -368,10 +409,36 @@ mod tests {
                 sims: 8,
                 time: None,
                 gumbel: false,
-                seed: 0
+                seed: 0,
+                blend: None,
             }
         );
+        assert!(matches!(
+            EngineSpec::parse("mcts:ckpt=none,blend=2").unwrap(),
+            EngineSpec::Mcts {
+                blend: Some(BlendConfig {
+                    depth: 2,
+                    weight: 0.5,
+                    ..
+                }),
+                ..
+            }
+        ));
+        assert!(matches!(
+            EngineSpec::parse("mcts:blend=1,blend_weight=0.25").unwrap(),
+            EngineSpec::Mcts {
+                blend: Some(BlendConfig {
+                    depth: 1,
+                    weight: 0.25,
+                    ..
+                }),
+                ..
+            }
+        ));
         for bad in [
+            "mcts:ckpt=none,blend=0",
+            "mcts:ckpt=none,blend=2,blend_weight=1.5",
+            "mcts:ckpt=none,blend_weight=0.5",
             "mcts:ckpt=",
             "mcts:ckpt=none,time=0ms",
             "mcts:ckpt=none,time=soon",

@@ -356,6 +356,7 @@ fn capped(spec: EngineSpec, cap: Duration) -> EngineSpec {
             time,
             gumbel,
             seed,
+            blend,
         } => EngineSpec::Mcts {
             ckpt,
             sims: if gumbel {
@@ -366,6 +367,7 @@ fn capped(spec: EngineSpec, cap: Duration) -> EngineSpec {
             time: if gumbel { time } else { clamp(time) },
             gumbel,
             seed,
+            blend,
         },
         other => other,
     }
@@ -418,6 +420,7 @@ async fn net(Query(q): Params) -> ApiResult {
             time: None,
             gumbel: false,
             seed: 0,
+            blend: None,
         };
         fn evaluate<G: fanorona_sim::Encode>(
             g: &G,

@@ -128,11 +128,17 @@ pub fn telo_mcts(spec: &EngineSpec, pos: &TeloPosition) -> Result<(Option<usize>
         time,
         gumbel,
         seed,
+        blend,
         ..
     } = spec
     else {
         anyhow::bail!("not an mcts spec");
     };
+    if blend.is_some() {
+        return Err(crate::input_err(
+            "blend= mixes in the alpha-beta engine, which plays tsivy and dimy only, not telo",
+        ));
+    }
     let mut eval = crate::engine::evaluator(spec, Variant::Telo)?;
     let cfg = MctsConfig {
         gumbel: gumbel.then(Default::default),
@@ -178,6 +184,7 @@ pub fn oracle(a: OracleArgs) -> Result<()> {
         time: None,
         gumbel: false,
         seed: 0,
+        blend: None,
     };
     // Fail early, with the checkpoint's own error, if it is not a telo network.
     let mut eval = crate::engine::evaluator(&spec, Variant::Telo)?;

@@ -3,7 +3,7 @@
 use crate::evaluator::NetEvaluator;
 use fanorona_rules::game::action_from_index;
 use fanorona_rules::{Game, History, Position};
-use fanorona_search::{Choice, Mcts, MctsConfig, Player, SearchResult};
+use fanorona_search::{AbBlend, BlendConfig, Choice, Mcts, MctsConfig, Player, SearchResult};
 use std::time::{Duration, Instant};
 
 /// How much a [`MctsPlayer`] searches.
@@ -32,7 +32,9 @@ const MIN_SIMS: u32 = 8;
 /// choice to end a chain) is a search; the tree is reused between the steps of one turn.
 #[derive(Debug)]
 pub struct MctsPlayer {
-    eval: NetEvaluator,
+    /// The network, with its values mixed with alpha-beta's when [`MctsPlayer::with_blend`]
+    /// asked for it (weight 0 otherwise: the network alone).
+    eval: AbBlend<NetEvaluator>,
     cfg: MctsConfig,
     budget: MctsBudget,
     name: String,
@@ -60,12 +62,25 @@ impl MctsPlayer {
         seed: u64,
     ) -> MctsPlayer {
         MctsPlayer {
-            eval,
+            eval: AbBlend::new(
+                eval,
+                BlendConfig {
+                    weight: 0.0,
+                    ..BlendConfig::default()
+                },
+            ),
             cfg,
             budget,
             name: name.into(),
             seed,
         }
+    }
+
+    /// The same player with its leaf values mixed with a shallow alpha-beta search's
+    /// (see [`AbBlend`]).
+    pub fn with_blend(mut self, blend: BlendConfig) -> MctsPlayer {
+        self.eval = AbBlend::new(self.eval.inner, blend);
+        self
     }
 
     /// The actions of one turn chosen by search from `pos`, and the tree's root value for

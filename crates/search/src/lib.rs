@@ -4,7 +4,8 @@
 //!   classical baseline that trained networks are measured against.
 //! - [`Mcts`]: Monte Carlo tree search over the step-level [`fanorona_rules::Game`],
 //!   guided by any batched [`Evaluator`] (a network lives in `fanorona-nn`; the uniform
-//!   and rollout evaluators here let the search be tested without one).
+//!   and rollout evaluators here let the search be tested without one); [`AbBlend`]
+//!   mixes an evaluator's values with a shallow alpha-beta search's.
 //! - [`book`]: opening books of balanced positions, made by random turns and judged by
 //!   alpha-beta.
 //! - [`Player`]: one interface for every kind of player (engines, random, networks
@@ -13,6 +14,7 @@
 
 mod ab;
 pub mod bench;
+mod blend;
 pub mod book;
 mod eval;
 mod evaluator;
@@ -21,6 +23,7 @@ mod player;
 mod tt;
 
 pub use ab::{AbConfig, AlphaBeta, Limits, MATE, MATE_BOUND, SearchResult};
+pub use blend::{AbBlend, BlendConfig};
 pub use eval::{EvalWeights, evaluate};
 pub use evaluator::{Evaluator, RolloutEvaluator, UniformEvaluator, wdl_index};
 pub use mcts::{GumbelConfig, Leaf, Mcts, MctsConfig};

@@ -1,0 +1,168 @@
+//! A value that mixes an evaluator's with a shallow alpha-beta search's.
+//!
+//! MCTS over single steps sees the opponent's reply chains late: a capture of four
+//! pieces is four levels down the tree, and a few hundred simulations often do not get
+//! there. A shallow alpha-beta search with its capture quiescence sees such replies at
+//! once. [`AbBlend`] evaluates each leaf with both and mixes the values (the priors are
+//! the inner evaluator's): the tactics come from the search, the judgement of quiet
+//! positions from the network.
+
+use crate::ab::{AbConfig, AlphaBeta, Limits, MATE_BOUND};
+use crate::evaluator::Evaluator;
+use fanorona_rules::Position;
+
+/// Settings of [`AbBlend`].
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct BlendConfig {
+    /// Depth in turns of the alpha-beta search at each leaf (quiescence comes on top).
+    pub depth: u32,
+    /// Weight of the search's value, 0 to 1 (0: the inner evaluator alone).
+    pub weight: f32,
+    /// Score, in hundredths of a piece, that maps to a win probability of 1 / (1 + e^-1)
+    /// (about 73 %): the logistic scale from scores to values.
+    pub scale: f32,
+}
+
+impl Default for BlendConfig {
+    fn default() -> Self {
+        BlendConfig {
+            depth: 1,
+            weight: 0.5,
+            scale: 150.0,
+        }
+    }
+}
+
+/// An evaluator whose values at turn boundaries are mixed with an alpha-beta search's.
+/// Positions inside a capture chain (which the turn-level search cannot start from) keep
+/// the inner evaluator's value.
+#[derive(Debug)]
+pub struct AbBlend<E> {
+    /// The evaluator that gives the priors and the other part of the value.
+    pub inner: E,
+    cfg: BlendConfig,
+    ab: AlphaBeta,
+}
+
+impl<E> AbBlend<E> {
+    /// Mixes `inner` with a search of `cfg.depth` turns.
+    pub fn new(inner: E, cfg: BlendConfig) -> AbBlend<E> {
+        AbBlend {
+            inner,
+            cfg,
+            ab: AlphaBeta::new(AbConfig {
+                hash_mb: 8,
+                ..AbConfig::default()
+            }),
+        }
+    }
+
+    /// The settings.
+    pub fn config(&self) -> &BlendConfig {
+        &self.cfg
+    }
+
+    /// The search's WDL for the side to move in `pos` (draws get no mass: the score
+    /// says who is better, not how drawish the position is).
+    pub fn search_wdl(&mut self, pos: &Position) -> [f32; 3] {
+        let r = self.ab.search_position(
+            pos,
+            &Limits {
+                depth: Some(self.cfg.depth),
+                ..Limits::default()
+            },
+        );
+        let p = if r.score > MATE_BOUND {
+            1.0
+        } else if r.score < -MATE_BOUND {
+            0.0
+        } else {
+            1.0 / (1.0 + (-(r.score as f32) / self.cfg.scale).exp())
+        };
+        [p, 0.0, 1.0 - p]
+    }
+}
+
+impl<E: Evaluator<Position>> Evaluator<Position> for AbBlend<E> {
+    fn evaluate(
+        &mut self,
+        games: &[&Position],
+        legal: &[&[usize]],
+        priors: &mut [Vec<f32>],
+        wdl: &mut [[f32; 3]],
+    ) {
+        self.inner.evaluate(games, legal, priors, wdl);
+        let w = self.cfg.weight;
+        if w <= 0.0 {
+            return;
+        }
+        for (pos, v) in games.iter().zip(wdl.iter_mut()) {
+            if pos.chain().is_some() || pos.outcome().is_some() {
+                continue;
+            }
+            let s = self.search_wdl(pos);
+            for (x, y) in v.iter_mut().zip(s) {
+                *x = (1.0 - w) * *x + w * y;
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::evaluator::UniformEvaluator;
+    use fanorona_rules::{Game, RuleOptions, Variant};
+
+    fn eval(blend: &mut AbBlend<UniformEvaluator>, fen: &str) -> ([f32; 3], Vec<f32>) {
+        let pos: Position = Position::from_fen(fen, RuleOptions::default()).unwrap();
+        let mut legal = Vec::new();
+        pos.legal_actions(&mut legal);
+        let mut priors = vec![Vec::new()];
+        let mut wdl = [[0.0; 3]];
+        blend.evaluate(&[&pos], &[&legal], &mut priors, &mut wdl);
+        (wdl[0], priors.pop().unwrap())
+    }
+
+    #[test]
+    fn the_side_behind_in_material_is_valued_as_losing() {
+        // White to move with 4 pieces against 8 (a position from a dimy arena game);
+        // White's best turn takes 3 back, and Black stays a piece or so ahead.
+        let mut blend = AbBlend::new(UniformEvaluator::default(), BlendConfig::default());
+        let (v, priors) = eval(&mut blend, "BB1B1/B1B2/BW1B1/5/WWBW1 w 0 4");
+        assert!((v.iter().sum::<f32>() - 1.0).abs() < 1e-5);
+        // The inner evaluator's priors are kept: uniform.
+        assert!(priors.iter().all(|&p| (p - priors[0]).abs() < 1e-6));
+        // Half the inner draw, half the search's verdict: Black ahead.
+        assert!((v[1] - 0.5).abs() < 1e-5, "{v:?}");
+        assert!(v[2] > v[0] + 0.1, "{v:?}");
+    }
+
+    #[test]
+    fn weight_zero_is_the_inner_evaluator_and_chains_keep_its_value() {
+        let mut blend = AbBlend::new(
+            UniformEvaluator::default(),
+            BlendConfig {
+                weight: 0.0,
+                ..BlendConfig::default()
+            },
+        );
+        let (v, _) = eval(&mut blend, "BB1B1/B1B2/BW1B1/5/WWBW1 w 0 4");
+        assert_eq!(v, [0.0, 1.0, 0.0]);
+        // Inside a chain the search cannot start: the value stays the inner one. The
+        // first chain of a game that always plays its last legal action:
+        let mut blend = AbBlend::new(UniformEvaluator::default(), BlendConfig::default());
+        let mut pos = Position::start(Variant::Dimy, RuleOptions::default());
+        let mut legal = Vec::new();
+        while pos.chain().is_none() {
+            assert!(pos.outcome().is_none(), "the game ended without a chain");
+            pos.legal_actions(&mut legal);
+            pos.apply(*legal.last().unwrap());
+        }
+        pos.legal_actions(&mut legal);
+        let mut priors = vec![Vec::new()];
+        let mut wdl = [[0.0; 3]];
+        blend.evaluate(&[&pos], &[&legal], &mut priors, &mut wdl);
+        assert_eq!(wdl[0], [0.0, 1.0, 0.0]);
+    }
+}
