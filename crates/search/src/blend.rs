@@ -92,18 +92,26 @@ impl<E: Evaluator<Position>> Evaluator<Position> for AbBlend<E> {
         wdl: &mut [[f32; 3]],
     ) {
         self.inner.evaluate(games, legal, priors, wdl);
-        let w = self.cfg.weight;
-        if w <= 0.0 {
+        if self.cfg.weight <= 0.0 {
             return;
         }
         for (pos, v) in games.iter().zip(wdl.iter_mut()) {
-            if pos.chain().is_some() || pos.outcome().is_some() {
-                continue;
-            }
-            let s = self.search_wdl(pos);
-            for (x, y) in v.iter_mut().zip(s) {
-                *x = (1.0 - w) * *x + w * y;
-            }
+            self.mix(pos, v);
+        }
+    }
+}
+
+impl<E> AbBlend<E> {
+    /// Mixes the search's value of `pos` into `v` (a WDL for the side to move), unless
+    /// `pos` is inside a chain or over.
+    pub fn mix(&mut self, pos: &Position, v: &mut [f32; 3]) {
+        let w = self.cfg.weight;
+        if w <= 0.0 || pos.chain().is_some() || pos.outcome().is_some() {
+            return;
+        }
+        let s = self.search_wdl(pos);
+        for (x, y) in v.iter_mut().zip(s) {
+            *x = (1.0 - w) * *x + w * y;
         }
     }
 }

@@ -112,6 +112,11 @@ pub trait Encode: Game {
     fn encode(&self, out: &mut [f32]);
     /// Calls `f` with every legal action, as an index in the mover's frame.
     fn for_each_legal_in_frame(&self, f: impl FnMut(usize));
+    /// The position as a tsivy or dimy [`Position`] (`None` for telo): for what only
+    /// Fanorona has, such as the alpha-beta engine.
+    fn as_fanorona(&self) -> Option<&Position> {
+        None
+    }
 }
 
 /// Maps a point between the board and the frame of `mover`.
@@ -180,6 +185,10 @@ fn fill_bb(plane: &mut [f32], bb: Bitboard) {
 }
 
 impl Encode for Position {
+    fn as_fanorona(&self) -> Option<&Position> {
+        Some(self)
+    }
+
     fn encode(&self, out: &mut [f32]) {
         let n = self.variant().points();
         debug_assert_eq!(out.len(), FANORONA_PLANES * n);

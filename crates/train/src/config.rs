@@ -97,6 +97,11 @@ pub struct SelfPlayConfig {
     /// at the root (its visit-averaged win/draw/loss), as Lc0 and KataGo mix them; 0 = the
     /// result alone. Less noise from the game's later moves, some bias from the search.
     pub value_q_weight: f32,
+    /// Leaf values mixed with an alpha-beta search of this many turns (0 = off; tsivy and
+    /// dimy): the search's tactics in the self-play targets (see `fanorona_search::AbBlend`).
+    pub blend_depth: u32,
+    /// The alpha-beta search's share of a blended leaf value (with `blend_depth`).
+    pub blend_weight: f32,
 }
 
 /// `[train]`: optimisation.
@@ -248,6 +253,8 @@ impl Default for SelfPlayConfig {
             resign_check_share: 0.1,
             random_symmetry: true,
             value_q_weight: 0.0,
+            blend_depth: 0,
+            blend_weight: 0.5,
         }
     }
 }
@@ -386,6 +393,14 @@ impl TrainConfig {
         {
             return bad(
                 "selfplay.full_search_prob, resign_check_share and value_q_weight must be between 0 and 1",
+            );
+        }
+        if s.blend_depth > 8 || !(0.0..=1.0).contains(&s.blend_weight) {
+            return bad("selfplay.blend_depth must be 0 to 8 and blend_weight between 0 and 1");
+        }
+        if s.blend_depth > 0 && self.variant == "telo" {
+            return bad(
+                "selfplay.blend_depth: the alpha-beta engine plays tsivy and dimy, not telo",
             );
         }
         let t = &self.train;

@@ -1,10 +1,12 @@
 //! Self-play: many games in flight, their leaves evaluated together in one network batch.
 
-use crate::config::TrainConfig;
+use crate::config::{SelfPlayConfig, TrainConfig};
 use crate::records::{GAME_VERSION, GameRecord, Sample};
 use fanorona_nn::NetEvaluator;
 use fanorona_rules::{Color, Outcome};
-use fanorona_search::{Evaluator, GumbelConfig, Leaf, Mcts, MctsConfig, wdl_index};
+use fanorona_search::{
+    AbBlend, BlendConfig, Evaluator, GumbelConfig, Leaf, Mcts, MctsConfig, wdl_index,
+};
 use fanorona_sim::{Encode, frame_action};
 use rand::rngs::SmallRng;
 use rand::{RngExt, SeedableRng};
@@ -146,6 +148,31 @@ impl<G: Encode> Slot<G> {
     }
 }
 
+thread_local! {
+    /// Each self-play thread's alpha-beta engine for blended leaf values.
+    static BLEND: std::cell::RefCell<Option<AbBlend<()>>> = const { std::cell::RefCell::new(None) };
+}
+
+/// Mixes an alpha-beta search's value into each leaf's (`selfplay.blend_depth`), the
+/// searches spread over the threads.
+fn blend_values<G: Encode>(games: &[&G], wdl: &mut [[f32; 3]], sp: &SelfPlayConfig) {
+    let cfg = BlendConfig {
+        depth: sp.blend_depth,
+        weight: sp.blend_weight,
+        ..BlendConfig::default()
+    };
+    games.par_iter().zip(wdl.par_iter_mut()).for_each(|(g, v)| {
+        let Some(pos) = g.as_fanorona() else { return };
+        BLEND.with_borrow_mut(|b| {
+            let b = match b {
+                Some(b) if *b.config() == cfg => b,
+                _ => b.insert(AbBlend::new((), cfg)),
+            };
+            b.mix(pos, v);
+        });
+    });
+}
+
 /// Plays `games` self-play games from `start`, `games_in_flight` at a time, each network
 /// call serving the leaves of every game in flight. `on_game` is called after every
 /// finished game with the number finished so far.
@@ -202,6 +229,9 @@ pub fn play<G: Encode>(
                 p.clear();
             }
             eval.evaluate(&games_ref, &legal, &mut priors[..total], &mut wdl[..total]);
+            if sp.blend_depth > 0 {
+                blend_values(&games_ref, &mut wdl[..total], sp);
+            }
             drop(games_ref);
             drop(legal);
             let mut offset = 0;

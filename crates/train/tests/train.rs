@@ -246,3 +246,52 @@ fn value_targets_mix_the_result_with_the_search() {
     let e = TrainConfig::load(None, &["selfplay.value_q_weight=1.5".to_string()]).unwrap_err();
     assert!(e.to_string().contains("value_q_weight"), "{e}");
 }
+
+#[test]
+fn blended_self_play_searches_with_alpha_beta_values() {
+    // selfplay.blend_depth=1: leaf values are half the network's, half a one-turn
+    // alpha-beta search's. Same seeds and network, so every difference in the searches'
+    // policies comes from the blended values.
+    let device = Device::flex();
+    let net = fanorona_train::run::net_config(&tiny("dimy", 1)).init(&device);
+    let play = |depth: u32| {
+        let mut cfg = tiny("dimy", 1);
+        cfg.selfplay.blend_depth = depth;
+        let mut eval =
+            fanorona_nn::NetEvaluator::new(net.clone(), device.clone(), cfg.variant(), false, 7);
+        let start = fanorona_rules::Position::start(cfg.variant(), cfg.rule_options());
+        fanorona_train::selfplay::play(&start, &cfg, &mut eval, 4, 1, 7, &mut |_| {})
+    };
+    let (pure, _) = play(0);
+    let (blended, _) = play(1);
+    assert_eq!(blended.len(), 4);
+    let policies = |games: &[fanorona_train::selfplay::FinishedGame]| {
+        games
+            .iter()
+            .flat_map(|g| g.samples.iter().map(|s| s.policy.clone()))
+            .collect::<Vec<_>>()
+    };
+    let (p, b) = (policies(&pure), policies(&blended));
+    assert!(!b.is_empty());
+    for policy in &b {
+        let sum: f32 = policy.iter().map(|&(_, x)| x).sum();
+        assert!((sum - 1.0).abs() < 1e-4, "{policy:?}");
+    }
+    assert_ne!(p, b, "the blended values changed no search");
+    for (set, want) in [
+        ("selfplay.blend_depth=9", "blend_depth"),
+        ("selfplay.blend_weight=2", "blend_weight"),
+    ] {
+        let e = TrainConfig::load(None, &[set.to_string()]).unwrap_err();
+        assert!(e.to_string().contains(want), "{e}");
+    }
+    let e = TrainConfig::load(
+        None,
+        &[
+            "variant=telo".to_string(),
+            "selfplay.blend_depth=1".to_string(),
+        ],
+    )
+    .unwrap_err();
+    assert!(e.to_string().contains("telo"), "{e}");
+}
