@@ -7,9 +7,9 @@
 //! the inner evaluator's): the tactics come from the search, the judgement of quiet
 //! positions from the network.
 
-use crate::ab::{AbConfig, AlphaBeta, Limits, MATE_BOUND};
+use crate::ab::{AbConfig, AlphaBeta, Limits, MATE, MATE_BOUND};
 use crate::evaluator::Evaluator;
-use fanorona_rules::Position;
+use fanorona_rules::{Color, Game, Outcome, Position};
 
 /// Settings of [`AbBlend`].
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -33,9 +33,8 @@ impl Default for BlendConfig {
     }
 }
 
-/// An evaluator whose values at turn boundaries are mixed with an alpha-beta search's.
-/// Positions inside a capture chain (which the turn-level search cannot start from) keep
-/// the inner evaluator's value.
+/// An evaluator whose values are mixed with an alpha-beta search's. The search is over
+/// whole turns; inside a capture chain its value is the best way to end the turn.
 #[derive(Debug)]
 pub struct AbBlend<E> {
     /// The evaluator that gives the priors and the other part of the value.
@@ -63,23 +62,50 @@ impl<E> AbBlend<E> {
     }
 
     /// The search's WDL for the side to move in `pos` (draws get no mass: the score
-    /// says who is better, not how drawish the position is).
+    /// says who is better, not how drawish the position is). Inside a capture chain the
+    /// rest of the turn is enumerated and each way of ending it searched: the mover's
+    /// best is the value.
     pub fn search_wdl(&mut self, pos: &Position) -> [f32; 3] {
-        let r = self.ab.search_position(
-            pos,
-            &Limits {
-                depth: Some(self.cfg.depth),
-                ..Limits::default()
-            },
-        );
-        let p = if r.score > MATE_BOUND {
+        let score = self.score(pos, pos.side_to_move());
+        let p = if score > MATE_BOUND {
             1.0
-        } else if r.score < -MATE_BOUND {
+        } else if score < -MATE_BOUND {
             0.0
         } else {
-            1.0 / (1.0 + (-(r.score as f32) / self.cfg.scale).exp())
+            1.0 / (1.0 + (-(score as f32) / self.cfg.scale).exp())
         };
         [p, 0.0, 1.0 - p]
+    }
+
+    /// The score of `pos` for `mover`: a search at a turn boundary, the best completion
+    /// of the turn inside a chain, an exact score where the game is over.
+    fn score(&mut self, pos: &Position, mover: Color) -> i32 {
+        let for_mover = |s: i32, side: Color| if side == mover { s } else { -s };
+        if let Some(o) = pos.outcome() {
+            return match o {
+                Outcome::Win(c) => for_mover(MATE, c),
+                Outcome::Draw => 0,
+            };
+        }
+        if pos.chain().is_none() {
+            let r = self.ab.search_position(
+                pos,
+                &Limits {
+                    depth: Some(self.cfg.depth),
+                    ..Limits::default()
+                },
+            );
+            return for_mover(r.score, pos.side_to_move());
+        }
+        let mut actions = Vec::new();
+        pos.legal_actions(&mut actions);
+        let mut best = i32::MIN;
+        for a in actions {
+            let mut child = *pos;
+            child.apply(a);
+            best = best.max(self.score(&child, mover));
+        }
+        best
     }
 }
 
@@ -103,10 +129,10 @@ impl<E: Evaluator<Position>> Evaluator<Position> for AbBlend<E> {
 
 impl<E> AbBlend<E> {
     /// Mixes the search's value of `pos` into `v` (a WDL for the side to move), unless
-    /// `pos` is inside a chain or over.
+    /// the game is over there.
     pub fn mix(&mut self, pos: &Position, v: &mut [f32; 3]) {
         let w = self.cfg.weight;
-        if w <= 0.0 || pos.chain().is_some() || pos.outcome().is_some() {
+        if w <= 0.0 || pos.outcome().is_some() {
             return;
         }
         let s = self.search_wdl(pos);
@@ -120,7 +146,7 @@ impl<E> AbBlend<E> {
 mod tests {
     use super::*;
     use crate::evaluator::UniformEvaluator;
-    use fanorona_rules::{Game, RuleOptions, Variant};
+    use fanorona_rules::{RuleOptions, Variant};
 
     fn eval(blend: &mut AbBlend<UniformEvaluator>, fen: &str) -> ([f32; 3], Vec<f32>) {
         let pos: Position = Position::from_fen(fen, RuleOptions::default()).unwrap();
@@ -147,7 +173,7 @@ mod tests {
     }
 
     #[test]
-    fn weight_zero_is_the_inner_evaluator_and_chains_keep_its_value() {
+    fn weight_zero_is_the_inner_evaluator() {
         let mut blend = AbBlend::new(
             UniformEvaluator::default(),
             BlendConfig {
@@ -157,20 +183,69 @@ mod tests {
         );
         let (v, _) = eval(&mut blend, "BB1B1/B1B2/BW1B1/5/WWBW1 w 0 4");
         assert_eq!(v, [0.0, 1.0, 0.0]);
-        // Inside a chain the search cannot start: the value stays the inner one. The
-        // first chain of a game that always plays its last legal action:
-        let mut blend = AbBlend::new(UniformEvaluator::default(), BlendConfig::default());
-        let mut pos = Position::start(Variant::Dimy, RuleOptions::default());
-        let mut legal = Vec::new();
-        while pos.chain().is_none() {
-            assert!(pos.outcome().is_none(), "the game ended without a chain");
-            pos.legal_actions(&mut legal);
-            pos.apply(*legal.last().unwrap());
+    }
+
+    /// The mover's win probability by the search, ending the turn every way by hand.
+    fn by_hand(blend: &mut AbBlend<UniformEvaluator>, pos: &Position) -> f32 {
+        if pos.chain().is_none() {
+            return blend.search_wdl(pos)[0];
         }
+        let mut legal = Vec::new();
         pos.legal_actions(&mut legal);
-        let mut priors = vec![Vec::new()];
-        let mut wdl = [[0.0; 3]];
-        blend.evaluate(&[&pos], &[&legal], &mut priors, &mut wdl);
-        assert_eq!(wdl[0], [0.0, 1.0, 0.0]);
+        legal
+            .into_iter()
+            .map(|a| {
+                let mut c = *pos;
+                c.apply(a);
+                if c.to_move() == pos.to_move() {
+                    by_hand(blend, &c)
+                } else {
+                    1.0 - by_hand(blend, &c)
+                }
+            })
+            .fold(0.0, f32::max)
+    }
+
+    #[test]
+    fn inside_a_chain_the_value_is_the_best_end_of_the_turn() {
+        // The first chains of games that always play their last or first legal action.
+        for pick_last in [true, false] {
+            let mut blend = AbBlend::new(UniformEvaluator::default(), BlendConfig::default());
+            let mut pos = Position::start(Variant::Dimy, RuleOptions::default());
+            let mut legal = Vec::new();
+            while pos.chain().is_none() {
+                assert!(pos.outcome().is_none(), "the game ended without a chain");
+                pos.legal_actions(&mut legal);
+                pos.apply(if pick_last {
+                    legal[legal.len() - 1]
+                } else {
+                    legal[0]
+                });
+            }
+            let v = blend.search_wdl(&pos);
+            assert!((v[0] - by_hand(&mut blend, &pos)).abs() < 1e-6, "{v:?}");
+        }
+    }
+
+    #[test]
+    fn search_with_blended_values_avoids_the_reply_chain() {
+        // White to move. a1a2 (taking three) and d1d2 keep the game about even; the
+        // network's search with 400 simulations played b3c3-b4 here and lost to Black's
+        // reply chain, which a one-turn search with quiescence sees at once. With the
+        // search's values and uniform priors, MCTS keeps to the even ones.
+        let pos =
+            Position::from_fen("BB1B1/B1B2/BW1B1/5/WWBW1 w 0 4", RuleOptions::default()).unwrap();
+        let mut blend = AbBlend::new(
+            UniformEvaluator::default(),
+            BlendConfig {
+                weight: 1.0,
+                ..BlendConfig::default()
+            },
+        );
+        let mut tree = crate::Mcts::new(pos, crate::MctsConfig::default(), 1);
+        tree.run(&mut blend, 400);
+        let a = tree.choose(0.0).expect("a legal action");
+        let name = pos.action_name(a);
+        assert!(["a1a2(+)", "d1d2(+)"].contains(&name.as_str()), "{name}");
     }
 }
