@@ -53,6 +53,9 @@ pub enum EngineSpec {
         /// Leaf values mixed with a shallow alpha-beta search's (`blend=DEPTH`,
         /// `blend_weight=W`); `None`: the network alone.
         blend: Option<BlendConfig>,
+        /// Chain steps searched through without an evaluation (`free_chains=true`; see
+        /// `MctsConfig::free_chain_steps`).
+        free_chains: bool,
     },
 }
 
@@ -164,6 +167,7 @@ impl EngineSpec {
                 let mut time = None;
                 let mut gumbel = false;
                 let mut seed = 0;
+                let mut free_chains = false;
                 let mut blend_depth = None;
                 let mut blend_weight = None;
                 for (k, v) in pairs {
@@ -192,6 +196,9 @@ impl EngineSpec {
                         }
                         "gumbel" => gumbel = v.parse().map_err(|_| bad(k, v, "true or false"))?,
                         "seed" => seed = v.parse().map_err(|_| bad(k, v, "a number"))?,
+                        "free_chains" => {
+                            free_chains = v.parse().map_err(|_| bad(k, v, "true or false"))?
+                        }
                         "blend" => {
                             blend_depth = Some(
                                 v.parse()
@@ -210,7 +217,7 @@ impl EngineSpec {
                         }
                         _ => {
                             return Err(input_err(format!(
-                                "engine spec `{spec}`: unknown option `{k}` (mcts knows ckpt, sims, time, gumbel, seed, blend, blend_weight)"
+                                "engine spec `{spec}`: unknown option `{k}` (mcts knows ckpt, sims, time, gumbel, seed, blend, blend_weight, free_chains)"
                             )));
                         }
                     }
@@ -241,6 +248,7 @@ impl EngineSpec {
                     gumbel,
                     seed,
                     blend,
+                    free_chains,
                 })
             }
             "random" => {
@@ -277,11 +285,13 @@ impl EngineSpec {
                 gumbel,
                 seed,
                 blend,
+                free_chains,
                 ..
             } => {
                 let eval = self.evaluator(variant, device)?;
                 let cfg = MctsConfig {
                     gumbel: gumbel.then(Default::default),
+                    free_chain_steps: *free_chains,
                     ..MctsConfig::default()
                 };
                 let budget = MctsBudget {
@@ -411,6 +421,7 @@ mod tests {
                 gumbel: false,
                 seed: 0,
                 blend: None,
+                free_chains: false,
             }
         );
         assert!(matches!(

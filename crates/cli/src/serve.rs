@@ -357,6 +357,7 @@ fn capped(spec: EngineSpec, cap: Duration) -> EngineSpec {
             gumbel,
             seed,
             blend,
+            free_chains,
         } => EngineSpec::Mcts {
             ckpt,
             sims: if gumbel {
@@ -368,6 +369,7 @@ fn capped(spec: EngineSpec, cap: Duration) -> EngineSpec {
             gumbel,
             seed,
             blend,
+            free_chains,
         },
         other => other,
     }
@@ -421,6 +423,7 @@ async fn net(Query(q): Params) -> ApiResult {
             gumbel: false,
             seed: 0,
             blend: None,
+            free_chains: false,
         };
         fn evaluate<G: fanorona_sim::Encode>(
             g: &G,

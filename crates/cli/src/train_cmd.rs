@@ -185,6 +185,7 @@ pub fn oracle(a: OracleArgs) -> Result<()> {
         gumbel: false,
         seed: 0,
         blend: None,
+        free_chains: false,
     };
     // Fail early, with the checkpoint's own error, if it is not a telo network.
     let mut eval = crate::engine::evaluator(&spec, Variant::Telo)?;

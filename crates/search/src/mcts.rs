@@ -49,6 +49,13 @@ pub struct MctsConfig {
     pub batch: usize,
     /// Gumbel root search instead of PUCT at the root (default off).
     pub gumbel: Option<GumbelConfig>,
+    /// Positions in the middle of a turn (the same player moves again, as inside a
+    /// Fanorona capture chain) are expanded with uniform priors and searched through
+    /// without an evaluation of their own, so that every evaluation is spent at a turn
+    /// boundary and a simulation reaches a whole turn further (default off). The root of
+    /// a fresh tree is evaluated; a root reached by [`Mcts::advance`] into a chain keeps
+    /// the priors it has.
+    pub free_chain_steps: bool,
 }
 
 impl Default for MctsConfig {
@@ -60,6 +67,7 @@ impl Default for MctsConfig {
             dirichlet_epsilon: 0.0,
             batch: 16,
             gumbel: None,
+            free_chain_steps: false,
         }
     }
 }
@@ -306,6 +314,19 @@ impl<G: Game> Mcts<G> {
                         let game = self.nodes[n as usize].game.clone().expect("materialised");
                         let mut legal = Vec::new();
                         game.legal_actions(&mut legal);
+                        if self.cfg.free_chain_steps && path.len() >= 2 && !legal.is_empty() {
+                            let parent = path[path.len() - 2];
+                            let parent_mover = self.nodes[parent as usize]
+                                .game
+                                .as_ref()
+                                .expect("expanded nodes have games")
+                                .to_move();
+                            if parent_mover == game.to_move() {
+                                // Mid-turn: expand without an evaluation, search on.
+                                self.expand_uniform(n, &legal);
+                                continue;
+                            }
+                        }
                         for &p in &path[1..] {
                             self.nodes[p as usize].virtual_loss += 1;
                         }
@@ -343,6 +364,19 @@ impl<G: Game> Mcts<G> {
             }
         }
         done
+    }
+
+    /// Gives node `n` one child per legal action, all with the same prior.
+    fn expand_uniform(&mut self, n: u32, legal: &[usize]) {
+        let first = self.nodes.len() as u32;
+        let p = 1.0 / legal.len() as f32;
+        for &a in legal {
+            self.nodes.push(Node::new(a as u32, p));
+        }
+        let node = &mut self.nodes[n as usize];
+        node.first_child = first;
+        node.num_children = legal.len() as u32;
+        node.kind = Kind::Expanded;
     }
 
     /// Expands the gathered leaves with their evaluations and backs the values up.

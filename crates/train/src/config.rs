@@ -102,6 +102,9 @@ pub struct SelfPlayConfig {
     pub blend_depth: u32,
     /// The alpha-beta search's share of a blended leaf value (with `blend_depth`).
     pub blend_weight: f32,
+    /// Search through chain steps without evaluating them: every evaluation at a turn
+    /// boundary (`fanorona_search::MctsConfig::free_chain_steps`).
+    pub free_chain_steps: bool,
 }
 
 /// `[train]`: optimisation.
@@ -255,6 +258,7 @@ impl Default for SelfPlayConfig {
             value_q_weight: 0.0,
             blend_depth: 0,
             blend_weight: 0.5,
+            free_chain_steps: false,
         }
     }
 }

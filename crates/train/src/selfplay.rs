@@ -106,6 +106,7 @@ fn mcts_config(cfg: &TrainConfig) -> MctsConfig {
             max_actions: s.gumbel_actions,
             ..GumbelConfig::default()
         }),
+        free_chain_steps: s.free_chain_steps,
     }
 }
 
