@@ -40,7 +40,9 @@ pub struct AbBlend<E> {
     /// The evaluator that gives the priors and the other part of the value.
     pub inner: E,
     cfg: BlendConfig,
-    ab: AlphaBeta,
+    /// Made at the first search, so that a blend of weight 0 (the network alone) costs
+    /// no transposition table.
+    ab: Option<AlphaBeta>,
 }
 
 impl<E> AbBlend<E> {
@@ -49,16 +51,26 @@ impl<E> AbBlend<E> {
         AbBlend {
             inner,
             cfg,
-            ab: AlphaBeta::new(AbConfig {
-                hash_mb: 8,
-                ..AbConfig::default()
-            }),
+            ab: None,
         }
     }
 
     /// The settings.
     pub fn config(&self) -> &BlendConfig {
         &self.cfg
+    }
+
+    /// Mixes the search's value of `pos` into `v` (a WDL for the side to move), unless
+    /// the game is over there.
+    pub fn mix(&mut self, pos: &Position, v: &mut [f32; 3]) {
+        let w = self.cfg.weight;
+        if w <= 0.0 || pos.outcome().is_some() {
+            return;
+        }
+        let s = self.search_wdl(pos);
+        for (x, y) in v.iter_mut().zip(s) {
+            *x = (1.0 - w) * *x + w * y;
+        }
     }
 
     /// The search's WDL for the side to move in `pos` (draws get no mass: the score
@@ -88,7 +100,13 @@ impl<E> AbBlend<E> {
             };
         }
         if pos.chain().is_none() {
-            let r = self.ab.search_position(
+            let ab = self.ab.get_or_insert_with(|| {
+                AlphaBeta::new(AbConfig {
+                    hash_mb: 8,
+                    ..AbConfig::default()
+                })
+            });
+            let r = ab.search_position(
                 pos,
                 &Limits {
                     depth: Some(self.cfg.depth),
@@ -118,26 +136,8 @@ impl<E: Evaluator<Position>> Evaluator<Position> for AbBlend<E> {
         wdl: &mut [[f32; 3]],
     ) {
         self.inner.evaluate(games, legal, priors, wdl);
-        if self.cfg.weight <= 0.0 {
-            return;
-        }
         for (pos, v) in games.iter().zip(wdl.iter_mut()) {
             self.mix(pos, v);
-        }
-    }
-}
-
-impl<E> AbBlend<E> {
-    /// Mixes the search's value of `pos` into `v` (a WDL for the side to move), unless
-    /// the game is over there.
-    pub fn mix(&mut self, pos: &Position, v: &mut [f32; 3]) {
-        let w = self.cfg.weight;
-        if w <= 0.0 || pos.outcome().is_some() {
-            return;
-        }
-        let s = self.search_wdl(pos);
-        for (x, y) in v.iter_mut().zip(s) {
-            *x = (1.0 - w) * *x + w * y;
         }
     }
 }
