@@ -6,7 +6,7 @@ use serde::{Deserialize, Serialize};
 use std::path::Path;
 
 /// Everything a training run needs. Sections: `[rules]`, `[net]`, `[selfplay]`,
-/// `[train]`, `[run]`; see `configs/*.toml` for the commented presets.
+/// `[train]`, `[run]`, `[bootstrap]`; see `configs/*.toml` for the commented presets.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields, default)]
 pub struct TrainConfig {
@@ -24,6 +24,8 @@ pub struct TrainConfig {
     pub train: OptimConfig,
     /// The loop.
     pub run: LoopConfig,
+    /// A warm start from the alpha-beta engine's games (off by default).
+    pub bootstrap: BootstrapConfig,
     /// Self-play workers and a learner joined by object storage (`fanorona selfplay`,
     /// `fanorona learn`).
     pub distributed: DistributedConfig,
@@ -161,6 +163,35 @@ pub struct LoopConfig {
     pub arena_book: String,
 }
 
+/// `[bootstrap]`: before the first generation of a new run, games of the alpha-beta
+/// engine against itself, learned from for a few passes (see
+/// [`crate::bootstrap`]). Tsivy and dimy only.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct BootstrapConfig {
+    /// Games of the engine (0: no warm start; the run learns by self-play alone).
+    pub games: usize,
+    /// The engine's depth in turns (capture quiescence comes on top).
+    pub depth: u32,
+    /// Share of the turns played at random instead of the engine's choice, so that the
+    /// games differ (the targets stay the engine's choices).
+    pub explore: f32,
+    /// Passes over the engine's samples (optimizer steps: `epochs * samples /
+    /// batch_size`), at the first learning rate.
+    pub epochs: f32,
+}
+
+impl Default for BootstrapConfig {
+    fn default() -> Self {
+        BootstrapConfig {
+            games: 0,
+            depth: 4,
+            explore: 0.15,
+            epochs: 2.0,
+        }
+    }
+}
+
 /// `[distributed]`: workers and a learner joined by object storage.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields, default)]
@@ -209,6 +240,7 @@ impl Default for TrainConfig {
             selfplay: SelfPlayConfig::default(),
             train: OptimConfig::default(),
             run: LoopConfig::default(),
+            bootstrap: BootstrapConfig::default(),
             distributed: DistributedConfig::default(),
         }
     }
@@ -407,6 +439,25 @@ impl TrainConfig {
                 "selfplay.blend_depth: the alpha-beta engine plays tsivy and dimy, not telo",
             );
         }
+        let b = &self.bootstrap;
+        if b.games > 0 {
+            if self.variant == "telo" {
+                return bad(
+                    "bootstrap.games: the alpha-beta engine plays tsivy and dimy, not telo",
+                );
+            }
+            if b.depth == 0 || b.depth > 12 {
+                return bad("bootstrap.depth must be 1 to 12");
+            }
+            if !(0.0..1.0).contains(&b.explore)
+                || !(0.0..=100.0).contains(&b.epochs)
+                || b.epochs == 0.0
+            {
+                return bad(
+                    "bootstrap.explore must be at least 0 and below 1, bootstrap.epochs above 0 and at most 100",
+                );
+            }
+        }
         let t = &self.train;
         if t.batch_size == 0 || t.replay_window < t.batch_size || t.lr <= 0.0 || t.lr_final <= 0.0 {
             return bad("train.batch_size >= 1, replay_window >= batch_size, lr and lr_final > 0");
@@ -510,6 +561,22 @@ mod tests {
         );
         assert!(TrainConfig::load(None, &["variant=chess".into()]).is_err());
         assert!(TrainConfig::load(None, &["nokey".into()]).is_err());
+        // The warm start: engine games for tsivy and dimy only, sane settings.
+        let ok = |set: &[&str]| {
+            let set: Vec<String> = set.iter().map(|s| s.to_string()).collect();
+            TrainConfig::load(None, &set)
+        };
+        assert!(ok(&["variant=dimy", "bootstrap.games=100"]).is_ok());
+        for bad in [
+            &["variant=telo", "bootstrap.games=100"][..],
+            &["bootstrap.games=100", "bootstrap.depth=0"],
+            &["bootstrap.games=100", "bootstrap.explore=1.0"],
+            &["bootstrap.games=100", "bootstrap.epochs=0"],
+            &["bootstrap.games=100", "bootstrap.epochs=nan"],
+        ] {
+            let e = ok(bad).unwrap_err();
+            assert!(e.to_string().contains("bootstrap"), "{bad:?}: {e}");
+        }
         // Round trip through the resolved TOML.
         let text = c.to_toml();
         let back: TrainConfig = toml::from_str(&text).unwrap();

@@ -9,6 +9,7 @@
 //! - [`distributed`]: self-play workers and a learner joined by a store.
 #![warn(missing_docs)]
 
+pub mod bootstrap;
 pub mod config;
 pub mod distributed;
 pub mod metrics;

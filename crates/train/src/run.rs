@@ -394,7 +394,19 @@ pub fn train(opts: &RunOptions, progress: &mut dyn Progress) -> Result<Summary, 
         Box::new(TensorboardSink::open(&exp_dir.join("tb"))),
     ]);
     let session = std::time::Instant::now();
-    let seconds_before = learner.state.seconds;
+    if last_checkpoint.is_none() && cfg.bootstrap.games > 0 {
+        let dir = bootstrap(
+            cfg,
+            &mut learner,
+            &opts.run,
+            &ckpt_dir,
+            seed_of(cfg),
+            progress,
+        )?;
+        learner.state.seconds = session.elapsed().as_secs_f64();
+        last_checkpoint = Some(dir);
+    }
+    let seconds_before = learner.state.seconds - session.elapsed().as_secs_f64();
     loop {
         if cfg.run.generations > 0 && learner.state.generation >= cfg.run.generations {
             break;
@@ -513,6 +525,82 @@ pub fn train(opts: &RunOptions, progress: &mut dyn Progress) -> Result<Summary, 
         state: learner.state,
         last_checkpoint,
     })
+}
+
+fn seed_of(cfg: &TrainConfig) -> u64 {
+    generation_seed(cfg, 0)
+}
+
+/// The warm start of a new run (`[bootstrap]`): the engine's games, passes over their
+/// samples, the newest of them into the window, and checkpoint 0 (so that a resumed run
+/// does not do it again). Returns the checkpoint's folder.
+fn bootstrap(
+    cfg: &TrainConfig,
+    learner: &mut Learner,
+    run: &str,
+    ckpt_dir: &Path,
+    seed: u64,
+    progress: &mut dyn Progress,
+) -> Result<PathBuf, TrainError> {
+    let b = &cfg.bootstrap;
+    let t = std::time::Instant::now();
+    let start = Position::start(cfg.variant(), cfg.rule_options());
+    progress.selfplay_started(0, b.games);
+    let (samples, stats) =
+        crate::bootstrap::teacher_samples(&start, b, cfg.selfplay.max_decisions, seed, &mut |n| {
+            progress.game_finished(n)
+        });
+    progress.selfplay_finished();
+    let play_secs = t.elapsed().as_secs_f64();
+    progress.message(&format!(
+        "bootstrap: {} games of ab:depth={} ({} turns, {:.0}% random; White {}, Black {}, draws {}), {} samples in {:.0} s",
+        stats.games,
+        b.depth,
+        stats.turns,
+        100.0 * b.explore,
+        stats.white,
+        stats.black,
+        stats.draws,
+        samples.len(),
+        play_secs
+    ));
+    let n = samples.len();
+    let mut all = Replay::new(n.max(1));
+    all.extend(samples);
+    let steps = (b.epochs as f64 * n as f64 / cfg.train.batch_size as f64).ceil() as usize;
+    let lr = cfg.lr_at(0);
+    let mut rng = SmallRng::seed_from_u64(seed ^ 0xB007);
+    let t = std::time::Instant::now();
+    let mut last = Vec::new();
+    if n >= cfg.train.batch_size {
+        for i in 0..steps {
+            let batch = all.batch(
+                cfg.variant(),
+                cfg.train.batch_size,
+                cfg.train.augment,
+                &mut rng,
+            );
+            last.push(learner.trainer.step(&batch, lr));
+            if (i + 1) % 500 == 0 || i + 1 == steps {
+                let k = last.len() as f64;
+                progress.message(&format!(
+                    "bootstrap: step {}/{steps}, loss p {:.3} v {:.3} ({:.0} s)",
+                    i + 1,
+                    last.iter().map(|l| l.policy as f64).sum::<f64>() / k,
+                    last.iter().map(|l| l.value as f64).sum::<f64>() / k,
+                    t.elapsed().as_secs_f64()
+                ));
+                last.clear();
+            }
+        }
+    }
+    learner.replay.extend(all.samples);
+    let state = &mut learner.state;
+    state.samples += n as u64;
+    state.steps = learner.trainer.step;
+    let dir = ckpt_dir.join(format!("{:05}", 0));
+    learner.save(&dir, &learner.meta(cfg, 0, run), &[])?;
+    Ok(dir)
 }
 
 /// Self-play of generation `g` with the network in `eval`.

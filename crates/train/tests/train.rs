@@ -44,6 +44,61 @@ fn state(dir: &Path) -> RunState {
     serde_json::from_str(&std::fs::read_to_string(dir.join("state.json")).unwrap()).unwrap()
 }
 
+/// Keeps the run's messages.
+#[derive(Default)]
+struct Log(Vec<String>);
+
+impl fanorona_train::Progress for Log {
+    fn message(&mut self, line: &str) {
+        self.0.push(line.to_string());
+    }
+    fn selfplay_started(&mut self, _: u64, _: usize) {}
+    fn game_finished(&mut self, _: usize) {}
+    fn selfplay_finished(&mut self) {}
+}
+
+#[test]
+fn a_bootstrapped_run_learns_from_the_engine_first_and_only_once() {
+    let root = tmp("bootstrap");
+    let mut cfg = tiny("dimy", 1);
+    cfg.bootstrap.games = 4;
+    cfg.bootstrap.depth = 1;
+    cfg.bootstrap.epochs = 1.0;
+    let mut log = Log::default();
+    let s = train(&options(cfg.clone(), &root, "b"), &mut log).unwrap();
+    assert_eq!(s.state.generation, 1);
+    assert!(
+        log.0
+            .iter()
+            .any(|m| m.starts_with("bootstrap: 4 games of ab:depth=1")),
+        "{:?}",
+        log.0
+    );
+    // Checkpoint 0 holds the network trained on the engine's games, and its window.
+    let ck = root.join("checkpoints/b");
+    let zero = state(&ck.join("00000"));
+    assert_eq!(zero.generation, 0);
+    assert_eq!(zero.games, 0, "engine games are not self-play games");
+    assert!(zero.samples > 0 && zero.steps > 0, "{zero:?}");
+    // Self-play then adds its own samples on top (with `train.overlap`, generation 1's
+    // are trained while generation 2 plays).
+    assert!(s.state.samples > zero.samples && s.state.steps >= zero.steps);
+    assert_eq!(s.state.games, 4);
+    // Resuming goes on from generation 1 without playing the engine's games again.
+    cfg.run.generations = 2;
+    let mut log = Log::default();
+    let s2 = train(&options(cfg, &root, "b"), &mut log).unwrap();
+    assert_eq!(s2.state.generation, 2);
+    assert_eq!(s2.state.games, 8);
+    assert!(
+        !log.0.iter().any(|m| m.starts_with("bootstrap")),
+        "{:?}",
+        log.0
+    );
+    assert!(s2.state.steps > zero.steps);
+    std::fs::remove_dir_all(&root).ok();
+}
+
 #[test]
 fn runs_checkpoints_and_resumes() {
     let root = tmp("resume");
