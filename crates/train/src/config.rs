@@ -174,7 +174,9 @@ pub struct BootstrapConfig {
     /// The engine's depth in turns (capture quiescence comes on top).
     pub depth: u32,
     /// Share of the turns played at random instead of the engine's choice, so that the
-    /// games differ (the targets stay the engine's choices).
+    /// games differ (the targets stay the engine's choices). Random turns are mostly
+    /// blunders: in dimy at depth 8, 15 % gave games of 22 turns with no draws, 5 % games
+    /// of 46 turns with 12 % draws, 2 % 72 turns and 38 % draws (128 games each).
     pub explore: f32,
     /// Passes over the engine's samples (optimizer steps: `epochs * samples /
     /// batch_size`), at the first learning rate.
@@ -186,7 +188,7 @@ impl Default for BootstrapConfig {
         BootstrapConfig {
             games: 0,
             depth: 4,
-            explore: 0.15,
+            explore: 0.05,
             epochs: 2.0,
         }
     }
