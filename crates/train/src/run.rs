@@ -716,6 +716,10 @@ pub(crate) fn log_generation(
     );
     put("selfplay/draw_rate", s.draws as f64 / s.games.max(1) as f64);
     put(
+        "selfplay/distinct_openings",
+        s.distinct_openings as f64 / s.games.max(1) as f64,
+    );
+    put(
         "selfplay/white_win_rate",
         s.white as f64 / s.games.max(1) as f64,
     );
@@ -746,11 +750,12 @@ pub(crate) fn summary_line(
 ) -> String {
     let secs = s.seconds.max(1e-9);
     let mut line = format!(
-        "gen {g:4}: {} games ({:.1}/s, {:.0} decisions avg, {:.0}% draws), {:.0} evals/s (batch {:.0}), {} samples in window",
+        "gen {g:4}: {} games ({:.1}/s, {:.0} decisions avg, {:.0}% draws, {} distinct openings), {:.0} evals/s (batch {:.0}), {} samples in window",
         s.games,
         s.games as f64 / secs,
         s.decisions as f64 / s.games.max(1) as f64,
         100.0 * s.draws as f64 / s.games.max(1) as f64,
+        s.distinct_openings,
         s.evals as f64 / secs,
         s.evals as f64 / s.calls.max(1) as f64,
         window

@@ -42,6 +42,24 @@ pub struct SelfPlayStats {
     pub resign_false: u64,
     /// Seconds spent.
     pub seconds: f64,
+    /// Distinct openings (first [`OPENING_DECISIONS`] decisions) among the games of each
+    /// batch (a generation, or a worker's chunk), summed over batches: games that share
+    /// an opening count once. A fall is self-play collapsing onto a few lines, which the
+    /// value loss hides (it falls too: `experiments/dimy7`).
+    pub distinct_openings: u64,
+}
+
+/// Decisions that make a game's opening, for [`SelfPlayStats::distinct_openings`].
+pub const OPENING_DECISIONS: usize = 20;
+
+/// How many of `games` (each its actions) open with a sequence of
+/// [`OPENING_DECISIONS`] decisions that no other of them has: games that share an opening
+/// count once.
+pub fn distinct_openings<'a>(games: impl Iterator<Item = &'a [u16]>) -> u64 {
+    let openings: std::collections::HashSet<&[u16]> = games
+        .map(|a| &a[..a.len().min(OPENING_DECISIONS)])
+        .collect();
+    openings.len() as u64
 }
 
 impl SelfPlayStats {
@@ -60,6 +78,7 @@ impl SelfPlayStats {
         self.resign_checks += o.resign_checks;
         self.resign_false += o.resign_false;
         self.seconds += o.seconds;
+        self.distinct_openings += o.distinct_openings;
     }
 }
 
@@ -290,6 +309,7 @@ pub fn play<G: Encode>(
     stats.calls = eval.calls - calls0;
     stats.evals = eval.positions - evals0;
     stats.seconds = t0.elapsed().as_secs_f64();
+    stats.distinct_openings = distinct_openings(finished.iter().map(|f| &f.record.actions[..]));
     (finished, stats)
 }
 
@@ -403,5 +423,23 @@ fn finish<G: Encode>(
             resigned,
         },
         samples,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn games_sharing_their_first_decisions_count_once() {
+        let long: Vec<u16> = (0..30).collect();
+        let mut same_opening = long.clone();
+        same_opening[25] = 999; // differs only after the opening
+        let mut other = long.clone();
+        other[3] = 999;
+        let short = vec![1u16, 2];
+        let games = [&long[..], &same_opening, &other, &short, &short];
+        assert_eq!(distinct_openings(games.into_iter()), 3);
+        assert_eq!(distinct_openings(std::iter::empty()), 0);
     }
 }

@@ -133,6 +133,7 @@ fn runs_checkpoints_and_resumes() {
         "selfplay/evaluations_per_second",
         "selfplay/game_length",
         "selfplay/draw_rate",
+        "selfplay/distinct_openings",
     ] {
         assert!(
             metrics.contains(&format!("\"tag\":\"{tag}\"")),
