@@ -615,11 +615,19 @@ impl<G: Game> Mcts<G> {
                 .copied()?;
             return Some(self.nodes[(first + best) as usize].action as usize);
         }
+        // The most visited child; among equals the one the prior likes best (with a
+        // single simulation no child has a visit, and the choice is the prior's).
+        let most_visited = || {
+            kids.iter().copied().max_by(|&a, &b| {
+                let (na, nb) = (&self.nodes[a as usize], &self.nodes[b as usize]);
+                na.visits
+                    .cmp(&nb.visits)
+                    .then(na.prior.total_cmp(&nb.prior))
+                    .then(b.cmp(&a))
+            })
+        };
         if temperature <= 1e-3 {
-            let best = kids
-                .iter()
-                .max_by_key(|&&c| (self.nodes[c as usize].visits, std::cmp::Reverse(c)))?;
-            return Some(self.nodes[*best as usize].action as usize);
+            return Some(self.nodes[most_visited()? as usize].action as usize);
         }
         let w: Vec<f64> = kids
             .iter()
@@ -627,7 +635,7 @@ impl<G: Game> Mcts<G> {
             .collect();
         let total: f64 = w.iter().sum();
         if total <= 0.0 {
-            return Some(self.nodes[kids[0] as usize].action as usize);
+            return Some(self.nodes[most_visited()? as usize].action as usize);
         }
         let mut x = self.rng.random_range(0.0..total);
         for (i, &wi) in w.iter().enumerate() {

@@ -310,3 +310,39 @@ fn free_chain_steps_spend_every_evaluation_at_a_turn_boundary() {
     assert!(free.boundary > plain.boundary);
     assert!(best.is_some());
 }
+
+/// Priors that favour the last legal action (0.9), an even value.
+struct LastFavoured;
+
+impl Evaluator<Position> for LastFavoured {
+    fn evaluate(
+        &mut self,
+        _games: &[&Position],
+        legal: &[&[usize]],
+        priors: &mut [Vec<f32>],
+        wdl: &mut [[f32; 3]],
+    ) {
+        for i in 0..legal.len() {
+            let n = legal[i].len();
+            let rest = if n > 1 { 0.1 / (n - 1) as f32 } else { 0.0 };
+            priors[i].extend((0..n).map(|k| if k + 1 == n { 0.9 } else { rest }));
+            wdl[i] = [0.0, 1.0, 0.0];
+        }
+    }
+}
+
+#[test]
+fn without_visits_the_choice_is_the_priors() {
+    // One simulation evaluates the root and visits no child: the choice must be the
+    // prior's favourite, not the first legal action.
+    let root = Position::start(fanorona_rules::Variant::Tsivy, RuleOptions::default());
+    let mut legal = Vec::new();
+    root.legal_actions(&mut legal);
+    assert!(legal.len() > 1);
+    for temperature in [0.0, 1.0] {
+        let mut t = Mcts::new(root, MctsConfig::default(), 3);
+        t.run(&mut LastFavoured, 1);
+        assert!(t.root_children().iter().all(|k| k.1 == 0));
+        assert_eq!(t.choose(temperature), Some(*legal.last().unwrap()));
+    }
+}
