@@ -400,7 +400,7 @@ pub fn train(opts: &RunOptions, progress: &mut dyn Progress) -> Result<Summary, 
             &mut learner,
             &opts.run,
             &ckpt_dir,
-            seed_of(cfg),
+            generation_seed(cfg, 0),
             progress,
         )?;
         learner.state.seconds = session.elapsed().as_secs_f64();
@@ -527,10 +527,6 @@ pub fn train(opts: &RunOptions, progress: &mut dyn Progress) -> Result<Summary, 
     })
 }
 
-fn seed_of(cfg: &TrainConfig) -> u64 {
-    generation_seed(cfg, 0)
-}
-
 /// The warm start of a new run (`[bootstrap]`): the engine's games, passes over their
 /// samples, the newest of them into the window, and checkpoint 0 (so that a resumed run
 /// does not do it again). Returns the checkpoint's folder.
@@ -571,34 +567,23 @@ fn bootstrap(
     let lr = cfg.lr_at(0);
     let mut rng = SmallRng::seed_from_u64(seed ^ 0xB007);
     let t = std::time::Instant::now();
-    let mut last = Vec::new();
-    if n >= cfg.train.batch_size {
-        for i in 0..steps {
-            let batch = all.batch(
-                cfg.variant(),
-                cfg.train.batch_size,
-                cfg.train.augment,
-                &mut rng,
-            );
-            last.push(learner.trainer.step(&batch, lr));
-            if (i + 1) % 500 == 0 || i + 1 == steps {
-                let k = last.len() as f64;
-                progress.message(&format!(
-                    "bootstrap: step {}/{steps}, loss p {:.3} v {:.3} ({:.0} s)",
-                    i + 1,
-                    last.iter().map(|l| l.policy as f64).sum::<f64>() / k,
-                    last.iter().map(|l| l.value as f64).sum::<f64>() / k,
-                    t.elapsed().as_secs_f64()
-                ));
-                last.clear();
-            }
-        }
+    let mut done = 0;
+    while n >= cfg.train.batch_size && done < steps {
+        let k = 500.min(steps - done);
+        let last = train_steps(&mut learner.trainer, &all, cfg, k, lr, &mut rng);
+        done += k;
+        progress.message(&format!(
+            "bootstrap: step {done}/{steps}, loss p {:.3} v {:.3} ({:.0} s)",
+            mean(last.iter().map(|l| l.policy)),
+            mean(last.iter().map(|l| l.value)),
+            t.elapsed().as_secs_f64()
+        ));
     }
     learner.replay.extend(all.samples);
     let state = &mut learner.state;
     state.samples += n as u64;
     state.steps = learner.trainer.step;
-    let dir = ckpt_dir.join(format!("{:05}", 0));
+    let dir = ckpt_dir.join("00000");
     learner.save(&dir, &learner.meta(cfg, 0, run), &[])?;
     Ok(dir)
 }
@@ -646,23 +631,31 @@ fn train_on_window(
     seed: u64,
 ) -> (Vec<Losses>, f64) {
     let t = std::time::Instant::now();
-    let mut losses = Vec::new();
     if new_samples == 0 || replay.len() < cfg.train.min_replay.max(cfg.train.batch_size) {
-        return (losses, 0.0);
+        return (Vec::new(), 0.0);
     }
     let mut rng = SmallRng::seed_from_u64(seed ^ 0x5EED);
     let steps = ((new_samples as f64 * cfg.train.train_ratio as f64) / cfg.train.batch_size as f64)
         .ceil() as usize;
-    for _ in 0..steps {
-        let b = replay.batch(
-            cfg.variant(),
-            cfg.train.batch_size,
-            cfg.train.augment,
-            &mut rng,
-        );
-        losses.push(trainer.step(&b, lr));
-    }
+    let losses = train_steps(trainer, replay, cfg, steps, lr, &mut rng);
     (losses, t.elapsed().as_secs_f64())
+}
+
+/// `steps` optimizer steps on random batches of `replay`: their losses.
+fn train_steps(
+    trainer: &mut Trainer,
+    replay: &Replay,
+    cfg: &TrainConfig,
+    steps: usize,
+    lr: f64,
+    rng: &mut SmallRng,
+) -> Vec<Losses> {
+    (0..steps)
+        .map(|_| {
+            let b = replay.batch(cfg.variant(), cfg.train.batch_size, cfg.train.augment, rng);
+            trainer.step(&b, lr)
+        })
+        .collect()
 }
 
 fn mean(v: impl Iterator<Item = f32>) -> f64 {
