@@ -33,6 +33,20 @@ impl Default for BlendConfig {
     }
 }
 
+/// An alpha-beta score (hundredths of a piece, or a mate score) as a WDL for the same
+/// side: a win probability `1 / (1 + e^(-score / scale))`, certainty at mate scores, and
+/// no mass on the draw (the score says who is better, not how drawish the position is).
+pub fn score_wdl(score: i32, scale: f32) -> [f32; 3] {
+    let p = if score > MATE_BOUND {
+        1.0
+    } else if score < -MATE_BOUND {
+        0.0
+    } else {
+        1.0 / (1.0 + (-(score as f32) / scale).exp())
+    };
+    [p, 0.0, 1.0 - p]
+}
+
 /// An evaluator whose values are mixed with an alpha-beta search's. The search is over
 /// whole turns; inside a capture chain its value is the best way to end the turn.
 #[derive(Debug)]
@@ -79,14 +93,7 @@ impl<E> AbBlend<E> {
     /// best is the value.
     pub fn search_wdl(&mut self, pos: &Position) -> [f32; 3] {
         let score = self.score(pos, pos.side_to_move());
-        let p = if score > MATE_BOUND {
-            1.0
-        } else if score < -MATE_BOUND {
-            0.0
-        } else {
-            1.0 / (1.0 + (-(score as f32) / self.cfg.scale).exp())
-        };
-        [p, 0.0, 1.0 - p]
+        score_wdl(score, self.cfg.scale)
     }
 
     /// The score of `pos` for `mover`: a search at a turn boundary, the best completion

@@ -23,7 +23,7 @@ mod player;
 mod tt;
 
 pub use ab::{AbConfig, AlphaBeta, Limits, MATE, MATE_BOUND, SearchResult};
-pub use blend::{AbBlend, BlendConfig};
+pub use blend::{AbBlend, BlendConfig, score_wdl};
 pub use eval::{EvalWeights, evaluate};
 pub use evaluator::{Evaluator, RolloutEvaluator, UniformEvaluator, wdl_index};
 pub use mcts::{GumbelConfig, Leaf, Mcts, MctsConfig};

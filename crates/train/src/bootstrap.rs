@@ -10,15 +10,18 @@
 //! the replay window, and self-play goes on from there as usual. Off by default
 //! (`bootstrap.games = 0`): a run then learns by self-play alone.
 //!
-//! To keep the games varied, a share of the turns (`bootstrap.explore`) is played at
-//! random instead of the engine's choice; the sample of such a position still holds the
-//! engine's choice, so no random move is ever a target.
+//! To keep the games varied, each game may open with a few random turns
+//! (`bootstrap.opening_turns`) and a share of the later turns (`bootstrap.explore`) is
+//! played at random instead of the engine's choice; the sample of such a position still
+//! holds the engine's choice, so no random move is ever a target. The value target may
+//! mix the game's result with the engine's score of the position
+//! (`bootstrap.score_weight`).
 
 use crate::config::BootstrapConfig;
 use crate::records::Sample;
 use fanorona_rules::game::action_index;
 use fanorona_rules::{Color, History, Outcome, Position, TurnMode};
-use fanorona_search::{AbConfig, AlphaBeta, Limits, wdl_index};
+use fanorona_search::{AbConfig, AlphaBeta, BlendConfig, Limits, score_wdl, wdl_index};
 use fanorona_sim::{Encode, frame_action, num_planes};
 use rand::rngs::SmallRng;
 use rand::{RngExt, SeedableRng};
@@ -106,8 +109,10 @@ fn teacher_game(
         depth: Some(cfg.depth),
         ..Limits::default()
     };
-    // (planes, action in the mover's frame, mover) of every decision.
-    let mut pending: Vec<(Vec<f32>, u16, Color)> = Vec::new();
+    // (planes, action in the mover's frame, mover, engine's score for the mover) of
+    // every decision.
+    let mut pending: Vec<(Vec<f32>, u16, Color, i32)> = Vec::new();
+    let opening = rng.random_range(0..=cfg.opening_turns);
     let outcome = loop {
         if let Some(o) = game.outcome() {
             break o;
@@ -116,7 +121,8 @@ fn teacher_game(
             break Outcome::Draw;
         }
         let pos = *game.position();
-        let Some(best) = ab.search(&game, &limits).best else {
+        let result = ab.search(&game, &limits);
+        let Some(best) = result.best else {
             // No turn: the rules' outcome says who won; reached only if they disagree.
             break pos.outcome().unwrap_or(Outcome::Draw);
         };
@@ -127,10 +133,11 @@ fn teacher_game(
             let mut planes = vec![0.0; per];
             step.encode(&mut planes);
             let index = frame_action(variant, mover, action_index(variant.points(), a));
-            pending.push((planes, index as u16, mover));
+            pending.push((planes, index as u16, mover, result.score));
             step.play_action_unchecked(a);
         }
-        let turn = if rng.random_range(0.0f32..1.0) < cfg.explore {
+        let random = (game.turns().len() as u32) < opening;
+        let turn = if random || rng.random_range(0.0f32..1.0) < cfg.explore {
             let turns = pos.turns(TurnMode::Distinct);
             turns[rng.random_range(0..turns.len())]
         } else {
@@ -139,11 +146,19 @@ fn teacher_game(
         game.play_unchecked(&turn);
     };
     let turns = game.turns().len() as u64;
+    let scale = BlendConfig::default().scale;
     let samples = pending
         .into_iter()
-        .map(|(planes, action, mover)| {
+        .map(|(planes, action, mover, score)| {
             let mut wdl = [0.0; 3];
             wdl[wdl_index(outcome, mover)] = 1.0;
+            let w = cfg.score_weight;
+            if w > 0.0 {
+                let engine = score_wdl(score, scale);
+                for (x, y) in wdl.iter_mut().zip(engine) {
+                    *x = (1.0 - w) * *x + w * y;
+                }
+            }
             Sample {
                 planes,
                 policy: vec![(action, 1.0)],
@@ -200,6 +215,58 @@ mod tests {
                 .iter()
                 .zip(&samples)
                 .all(|(a, b)| a.policy == b.policy && a.wdl == b.wdl)
+        );
+    }
+
+    #[test]
+    fn random_openings_vary_the_games_and_scores_shape_the_values() {
+        let start = Position::start(Variant::Dimy, RuleOptions::default());
+        let cfg = BootstrapConfig {
+            games: 8,
+            depth: 1,
+            explore: 0.0,
+            opening_turns: 6,
+            score_weight: 1.0,
+            ..BootstrapConfig::default()
+        };
+        let (samples, stats) = teacher_samples(&start, &cfg, 40, 3, &mut |_| {});
+        assert_eq!(stats.games, 8);
+        // Without random openings the eight games are the engine's own game eight times
+        // over (the test below); with them, they go different ways.
+        let distinct = |samples: &[Sample]| {
+            samples
+                .iter()
+                .map(|s| s.planes.iter().map(|x| x.to_bits()).collect::<Vec<u32>>())
+                .collect::<std::collections::HashSet<_>>()
+                .len()
+        };
+        let fixed = BootstrapConfig {
+            opening_turns: 0,
+            ..cfg
+        };
+        let (same, _) = teacher_samples(&start, &fixed, 40, 3, &mut |_| {});
+        assert_eq!(distinct(&same) * 8, same.len());
+        assert!(
+            distinct(&samples) > 2 * distinct(&same),
+            "{} distinct positions with random openings, {} without",
+            distinct(&samples),
+            distinct(&same)
+        );
+        // Values are the engine's alone: a win probability, no draw mass; at the start,
+        // the engine's score of the start.
+        for s in &samples {
+            assert_eq!(s.wdl[1], 0.0);
+            assert!((s.wdl[0] + s.wdl[2] - 1.0).abs() < 1e-6);
+        }
+        let mut ab = AlphaBeta::new(AbConfig::default());
+        let limits = Limits {
+            depth: Some(1),
+            ..Limits::default()
+        };
+        let score = ab.search_position(&start, &limits).score;
+        assert_eq!(
+            samples[0].wdl,
+            score_wdl(score, BlendConfig::default().scale)
         );
     }
 

@@ -181,6 +181,16 @@ pub struct BootstrapConfig {
     /// Passes over the engine's samples (optimizer steps: `epochs * samples /
     /// batch_size`), at the first learning rate.
     pub epochs: f32,
+    /// Each game opens with a uniformly random number, 0 to this, of uniformly random
+    /// turns (as `fanorona book` makes its positions), so that the network also sees
+    /// positions away from the engine's own openings (0: every game starts from the
+    /// start). The targets there are still the engine's choices.
+    pub opening_turns: u32,
+    /// Weight of the engine's score in the value target, 0 to 1; the rest is the game's
+    /// result. The score maps to a win probability as in `selfplay.blend_weight`
+    /// (logistic, 150 hundredths of a piece to 73 %); results of games with random turns
+    /// in them are noisy, the engine's judgement of each position less so.
+    pub score_weight: f32,
 }
 
 impl Default for BootstrapConfig {
@@ -190,6 +200,8 @@ impl Default for BootstrapConfig {
             depth: 4,
             explore: 0.05,
             epochs: 2.0,
+            opening_turns: 0,
+            score_weight: 0.0,
         }
     }
 }
@@ -459,6 +471,11 @@ impl TrainConfig {
                     "bootstrap.explore must be at least 0 and below 1, bootstrap.epochs above 0 and at most 100",
                 );
             }
+            if !(0.0..=1.0).contains(&b.score_weight) || b.opening_turns > 100 {
+                return bad(
+                    "bootstrap.score_weight must be 0 to 1, bootstrap.opening_turns at most 100",
+                );
+            }
         }
         let t = &self.train;
         if t.batch_size == 0 || t.replay_window < t.batch_size || t.lr <= 0.0 || t.lr_final <= 0.0 {
@@ -575,6 +592,8 @@ mod tests {
             &["bootstrap.games=100", "bootstrap.explore=1.0"],
             &["bootstrap.games=100", "bootstrap.epochs=0"],
             &["bootstrap.games=100", "bootstrap.epochs=nan"],
+            &["bootstrap.games=100", "bootstrap.score_weight=1.5"],
+            &["bootstrap.games=100", "bootstrap.opening_turns=1000"],
         ] {
             let e = ok(bad).unwrap_err();
             assert!(e.to_string().contains("bootstrap"), "{bad:?}: {e}");

@@ -549,10 +549,11 @@ fn bootstrap(
     progress.selfplay_finished();
     let play_secs = t.elapsed().as_secs_f64();
     progress.message(&format!(
-        "bootstrap: {} games of ab:depth={} ({} turns, {:.0}% random; White {}, Black {}, draws {}), {} samples in {:.0} s",
+        "bootstrap: {} games of ab:depth={} ({} turns, up to {} random first, then {:.0}% random; White {}, Black {}, draws {}), {} samples in {:.0} s",
         stats.games,
         b.depth,
         stats.turns,
+        b.opening_turns,
         100.0 * b.explore,
         stats.white,
         stats.black,
