@@ -46,16 +46,15 @@ pub enum EngineSpec {
         sims: u32,
         /// Time per turn (its decisions share it), as `ab:time=`.
         time: Option<Duration>,
-        /// Gumbel root search.
-        gumbel: bool,
+        /// The search's settings: `gumbel=true` (Gumbel root search), `free_chains=true`
+        /// (`MctsConfig::free_chain_steps`), `c_puct=`, `fpu=` (`fpu_reduction`),
+        /// `batch=` (leaves per network call); the rest as `MctsConfig::default()`.
+        search: MctsConfig,
         /// Seed (tie breaks, Gumbel noise).
         seed: u64,
         /// Leaf values mixed with a shallow alpha-beta search's (`blend=DEPTH`,
         /// `blend_weight=W`); `None`: the network alone.
         blend: Option<BlendConfig>,
-        /// Chain steps searched through without an evaluation (`free_chains=true`; see
-        /// `MctsConfig::free_chain_steps`).
-        free_chains: bool,
     },
 }
 
@@ -165,9 +164,8 @@ impl EngineSpec {
                 let mut ckpt = NetSource::Release;
                 let mut sims = None;
                 let mut time = None;
-                let mut gumbel = false;
+                let mut search = MctsConfig::default();
                 let mut seed = 0;
-                let mut free_chains = false;
                 let mut blend_depth = None;
                 let mut blend_weight = None;
                 for (k, v) in pairs {
@@ -194,10 +192,35 @@ impl EngineSpec {
                                     .ok_or_else(|| bad(k, v, "a time such as 200ms or 1s"))?,
                             )
                         }
-                        "gumbel" => gumbel = v.parse().map_err(|_| bad(k, v, "true or false"))?,
+                        "gumbel" => {
+                            let on: bool = v.parse().map_err(|_| bad(k, v, "true or false"))?;
+                            search.gumbel = on.then(Default::default);
+                        }
                         "seed" => seed = v.parse().map_err(|_| bad(k, v, "a number"))?,
                         "free_chains" => {
-                            free_chains = v.parse().map_err(|_| bad(k, v, "true or false"))?
+                            search.free_chain_steps =
+                                v.parse().map_err(|_| bad(k, v, "true or false"))?
+                        }
+                        "c_puct" => {
+                            search.c_puct = v
+                                .parse()
+                                .ok()
+                                .filter(|c: &f32| *c > 0.0 && c.is_finite())
+                                .ok_or_else(|| bad(k, v, "an exploration constant above 0"))?
+                        }
+                        "fpu" => {
+                            search.fpu_reduction = v
+                                .parse()
+                                .ok()
+                                .filter(|f: &f32| (0.0..=2.0).contains(f))
+                                .ok_or_else(|| bad(k, v, "a first-play reduction from 0 to 2"))?
+                        }
+                        "batch" => {
+                            search.batch = v
+                                .parse()
+                                .ok()
+                                .filter(|b| (1..=256).contains(b))
+                                .ok_or_else(|| bad(k, v, "leaves per network call, 1 to 256"))?
                         }
                         "blend" => {
                             blend_depth = Some(
@@ -217,7 +240,7 @@ impl EngineSpec {
                         }
                         _ => {
                             return Err(input_err(format!(
-                                "engine spec `{spec}`: unknown option `{k}` (mcts knows ckpt, sims, time, gumbel, seed, blend, blend_weight, free_chains)"
+                                "engine spec `{spec}`: unknown option `{k}` (mcts knows ckpt, sims, time, gumbel, seed, blend, blend_weight, free_chains, c_puct, fpu, batch)"
                             )));
                         }
                     }
@@ -235,7 +258,7 @@ impl EngineSpec {
                         ..BlendConfig::default()
                     }),
                 };
-                if gumbel && time.is_some() {
+                if search.gumbel.is_some() && time.is_some() {
                     return Err(input_err(format!(
                         "engine spec `{spec}`: gumbel plans its simulations in advance and needs sims=N, not time="
                     )));
@@ -245,10 +268,9 @@ impl EngineSpec {
                     // A timed search is bounded by its clock; sims then only caps a decision.
                     sims: sims.unwrap_or(if time.is_some() { 1_000_000 } else { 400 }),
                     time,
-                    gumbel,
+                    search,
                     seed,
                     blend,
-                    free_chains,
                 })
             }
             "random" => {
@@ -282,18 +304,13 @@ impl EngineSpec {
             EngineSpec::Mcts {
                 sims,
                 time,
-                gumbel,
+                search,
                 seed,
                 blend,
-                free_chains,
                 ..
             } => {
                 let eval = self.evaluator(variant, device)?;
-                let cfg = MctsConfig {
-                    gumbel: gumbel.then(Default::default),
-                    free_chain_steps: *free_chains,
-                    ..MctsConfig::default()
-                };
+                let cfg = *search;
                 let budget = MctsBudget {
                     sims: *sims,
                     time: *time,
@@ -418,12 +435,25 @@ mod tests {
                 ckpt: NetSource::Dir("runs/a".into()),
                 sims: 8,
                 time: None,
-                gumbel: false,
+                search: MctsConfig::default(),
                 seed: 0,
                 blend: None,
-                free_chains: false,
             }
         );
+        assert!(matches!(
+            EngineSpec::parse("mcts:c_puct=1,fpu=0.5,batch=1,free_chains=true").unwrap(),
+            EngineSpec::Mcts {
+                search: MctsConfig {
+                    c_puct: 1.0,
+                    fpu_reduction: 0.5,
+                    batch: 1,
+                    free_chain_steps: true,
+                    gumbel: None,
+                    ..
+                },
+                ..
+            }
+        ));
         assert!(matches!(
             EngineSpec::parse("mcts:ckpt=none,blend=2").unwrap(),
             EngineSpec::Mcts {
@@ -454,6 +484,9 @@ mod tests {
             "mcts:ckpt=none,time=0ms",
             "mcts:ckpt=none,time=soon",
             "mcts:ckpt=none,time=1s,gumbel=true",
+            "mcts:c_puct=0",
+            "mcts:fpu=-1",
+            "mcts:batch=0",
         ] {
             assert!(EngineSpec::parse(bad).is_err(), "{bad}");
         }

@@ -354,23 +354,24 @@ fn capped(spec: EngineSpec, cap: Duration) -> EngineSpec {
             ckpt,
             sims,
             time,
-            gumbel,
+            search,
             seed,
             blend,
-            free_chains,
-        } => EngineSpec::Mcts {
-            ckpt,
-            sims: if gumbel {
-                sims.min(MAX_GUMBEL_SIMS)
-            } else {
-                sims
-            },
-            time: if gumbel { time } else { clamp(time) },
-            gumbel,
-            seed,
-            blend,
-            free_chains,
-        },
+        } => {
+            let gumbel = search.gumbel.is_some();
+            EngineSpec::Mcts {
+                ckpt,
+                sims: if gumbel {
+                    sims.min(MAX_GUMBEL_SIMS)
+                } else {
+                    sims
+                },
+                time: if gumbel { time } else { clamp(time) },
+                search,
+                seed,
+                blend,
+            }
+        }
         other => other,
     }
 }
@@ -420,10 +421,9 @@ async fn net(Query(q): Params) -> ApiResult {
             ckpt,
             sims: 1,
             time: None,
-            gumbel: false,
+            search: Default::default(),
             seed: 0,
             blend: None,
-            free_chains: false,
         };
         fn evaluate<G: fanorona_sim::Encode>(
             g: &G,

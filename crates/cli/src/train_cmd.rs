@@ -126,7 +126,7 @@ pub fn telo_mcts(spec: &EngineSpec, pos: &TeloPosition) -> Result<(Option<usize>
     let EngineSpec::Mcts {
         sims,
         time,
-        gumbel,
+        search,
         seed,
         blend,
         ..
@@ -140,11 +140,7 @@ pub fn telo_mcts(spec: &EngineSpec, pos: &TeloPosition) -> Result<(Option<usize>
         ));
     }
     let mut eval = crate::engine::evaluator(spec, Variant::Telo)?;
-    let cfg = MctsConfig {
-        gumbel: gumbel.then(Default::default),
-        ..MctsConfig::default()
-    };
-    let mut tree = Mcts::new(*pos, cfg, *seed);
+    let mut tree = Mcts::new(*pos, *search, *seed);
     match time {
         None => tree.run(&mut eval, *sims),
         Some(t) => {
@@ -182,10 +178,9 @@ pub fn oracle(a: OracleArgs) -> Result<()> {
         ckpt: fanorona_arena::spec::NetSource::Dir(a.checkpoint.clone()),
         sims: a.sims,
         time: None,
-        gumbel: false,
+        search: Default::default(),
         seed: 0,
         blend: None,
-        free_chains: false,
     };
     // Fail early, with the checkpoint's own error, if it is not a telo network.
     let mut eval = crate::engine::evaluator(&spec, Variant::Telo)?;
