@@ -16,11 +16,17 @@
 //! holds the engine's choice, so no random move is ever a target. The value target may
 //! mix the game's result with the engine's score of the position
 //! (`bootstrap.score_weight`).
+//!
+//! The policy target is the engine's choice alone by default. With
+//! `bootstrap.soft_temperature` above 0 every distinct turn is searched one turn less
+//! deep and the target spreads over them by a softmax of their scores (that many
+//! hundredths of a piece per factor e): turns nearly as good as the engine's choice keep
+//! some probability, as a search's visit counts would, instead of none.
 
 use crate::config::BootstrapConfig;
 use crate::records::Sample;
 use fanorona_rules::game::action_index;
-use fanorona_rules::{Color, History, Outcome, Position, TurnMode};
+use fanorona_rules::{Action, Color, History, Outcome, Position, Turn, TurnMode};
 use fanorona_search::{AbConfig, AlphaBeta, BlendConfig, Limits, score_wdl, wdl_index};
 use fanorona_sim::{Encode, frame_action, num_planes};
 use rand::rngs::SmallRng;
@@ -109,9 +115,9 @@ fn teacher_game(
         depth: Some(cfg.depth),
         ..Limits::default()
     };
-    // (planes, action in the mover's frame, mover, engine's score for the mover) of
-    // every decision.
-    let mut pending: Vec<(Vec<f32>, u16, Color, i32)> = Vec::new();
+    // (planes, policy target in the mover's frame, mover, engine's score for the mover)
+    // of every decision.
+    let mut pending: Vec<(Vec<f32>, Vec<(u16, f32)>, Color, i32)> = Vec::new();
     let opening = rng.random_range(0..=cfg.opening_turns);
     let outcome = loop {
         if let Some(o) = game.outcome() {
@@ -126,14 +132,22 @@ fn teacher_game(
             // No turn: the rules' outcome says who won; reached only if they disagree.
             break pos.outcome().unwrap_or(Outcome::Draw);
         };
+        let weighted = turn_weights(ab, &mut game, best, cfg);
         // The engine's turn, step by step, as targets.
+        let paths: Vec<(Vec<Action>, f32)> = weighted
+            .iter()
+            .map(|(t, w)| (pos.turn_actions(t), *w))
+            .collect();
+        let chosen = pos.turn_actions(&best);
         let mut step = pos;
-        for a in pos.turn_actions(&best) {
+        for (j, &a) in chosen.iter().enumerate() {
             let mover = step.side_to_move();
             let mut planes = vec![0.0; per];
             step.encode(&mut planes);
-            let index = frame_action(variant, mover, action_index(variant.points(), a));
-            pending.push((planes, index as u16, mover, result.score));
+            let policy = step_target(&paths, &chosen[..j], |x| {
+                frame_action(variant, mover, action_index(variant.points(), x)) as u16
+            });
+            pending.push((planes, policy, mover, result.score));
             step.play_action_unchecked(a);
         }
         let random = (game.turns().len() as u32) < opening;
@@ -149,7 +163,7 @@ fn teacher_game(
     let scale = BlendConfig::default().scale;
     let samples = pending
         .into_iter()
-        .map(|(planes, action, mover, score)| {
+        .map(|(planes, policy, mover, score)| {
             let mut wdl = [0.0; 3];
             wdl[wdl_index(outcome, mover)] = 1.0;
             let w = cfg.score_weight;
@@ -161,12 +175,81 @@ fn teacher_game(
             }
             Sample {
                 planes,
-                policy: vec![(action, 1.0)],
+                policy,
                 wdl,
             }
         })
         .collect();
     (samples, outcome, turns)
+}
+
+/// The turns a decision's policy targets spread over, with weights summing to 1: the
+/// engine's choice alone, or with `cfg.soft_temperature > 0` every distinct turn by a
+/// softmax of its score (each searched one turn less deep, after it is played on `game`;
+/// `game` is as it was on return). The engine's `best` stands for its own distinct turn.
+fn turn_weights(
+    ab: &mut AlphaBeta,
+    game: &mut History,
+    best: Turn,
+    cfg: &BootstrapConfig,
+) -> Vec<(Turn, f32)> {
+    let turns = game.position().turns(TurnMode::Distinct);
+    if cfg.soft_temperature <= 0.0 || turns.len() < 2 {
+        return vec![(best, 1.0)];
+    }
+    let limits = Limits {
+        depth: Some(cfg.depth.saturating_sub(1).max(1)),
+        ..Limits::default()
+    };
+    // Scores for the mover, capped at 100 pieces so that mate scores stay finite.
+    let scores: Vec<f64> = turns
+        .iter()
+        .map(|t| {
+            game.play_unchecked(t);
+            let s = -ab.search(game, &limits).score;
+            game.undo();
+            f64::from(s.clamp(-10_000, 10_000))
+        })
+        .collect();
+    let top = scores.iter().copied().fold(f64::MIN, f64::max);
+    let t = f64::from(cfg.soft_temperature);
+    let e: Vec<f64> = scores.iter().map(|s| ((s - top) / t).exp()).collect();
+    let sum: f64 = e.iter().sum();
+    turns
+        .into_iter()
+        .zip(e)
+        .map(|(turn, x)| {
+            let turn = if turn.key() == best.key() { best } else { turn };
+            (turn, (x / sum) as f32)
+        })
+        .filter(|&(_, w)| w > 0.0)
+        .collect()
+}
+
+/// The policy target of the decision after `prefix` (the chosen turn's first actions):
+/// the weights of the turns that begin with `prefix`, gathered by their next action
+/// (`index` maps it to the mover's frame) and normalised.
+fn step_target(
+    paths: &[(Vec<Action>, f32)],
+    prefix: &[Action],
+    index: impl Fn(Action) -> u16,
+) -> Vec<(u16, f32)> {
+    let j = prefix.len();
+    let mut target: Vec<(u16, f32)> = Vec::new();
+    for (actions, w) in paths {
+        if actions.len() > j && actions[..j] == *prefix {
+            let i = index(actions[j]);
+            match target.iter_mut().find(|(k, _)| *k == i) {
+                Some(e) => e.1 += w,
+                None => target.push((i, *w)),
+            }
+        }
+    }
+    let total: f32 = target.iter().map(|e| e.1).sum();
+    for e in &mut target {
+        e.1 /= total;
+    }
+    target
 }
 
 #[cfg(test)]
@@ -289,5 +372,66 @@ mod tests {
                 .zip(&samples[half..])
                 .all(|(a, b)| a.policy == b.policy && a.planes == b.planes)
         );
+    }
+
+    #[test]
+    fn step_targets_gather_the_turns_that_share_the_chosen_prefix() {
+        let start = Position::start(Variant::Dimy, RuleOptions::default());
+        let a = start.actions();
+        assert!(a.len() >= 3);
+        let (x, y, z) = (a[0], a[1], a[2]);
+        let index = |act: Action| match act {
+            Action::EndTurn => 999,
+            _ => a.iter().position(|&b| b == act).unwrap() as u16,
+        };
+        let paths = vec![
+            (vec![x, y], 0.5),
+            (vec![x, Action::EndTurn], 0.3),
+            (vec![z], 0.2),
+        ];
+        let close = |got: Vec<(u16, f32)>, want: &[(u16, f32)]| {
+            assert_eq!(got.len(), want.len(), "{got:?}");
+            for ((i, p), (j, q)) in got.iter().zip(want) {
+                assert_eq!(i, j);
+                assert!((p - q).abs() < 1e-6, "{got:?}");
+            }
+        };
+        close(step_target(&paths, &[], index), &[(0, 0.8), (2, 0.2)]);
+        close(
+            step_target(&paths, &[x], index),
+            &[(1, 0.625), (999, 0.375)],
+        );
+        close(step_target(&paths, &[x, y], index), &[]);
+    }
+
+    #[test]
+    fn soft_targets_spread_over_legal_actions_and_keep_the_engines_choice() {
+        let start = Position::start(Variant::Dimy, RuleOptions::default());
+        let hard = BootstrapConfig {
+            games: 1,
+            depth: 3,
+            explore: 0.0,
+            ..BootstrapConfig::default()
+        };
+        let soft = BootstrapConfig {
+            soft_temperature: 10_000.0,
+            ..hard.clone()
+        };
+        let (h, _) = teacher_samples(&start, &hard, 30, 2, &mut |_| {});
+        let (s, _) = teacher_samples(&start, &soft, 30, 2, &mut |_| {});
+        for x in &s {
+            assert!((x.policy.iter().map(|e| e.1).sum::<f32>() - 1.0).abs() < 1e-5);
+            assert!(x.policy.iter().all(|e| e.1 > 0.0));
+        }
+        // The first decision is at the start: every target action is legal there, the
+        // engine's choice among them, and a high temperature spreads over several.
+        let mut legal = Vec::new();
+        start.legal_actions(&mut legal);
+        assert_eq!(s[0].planes, h[0].planes);
+        assert!(s[0].policy.len() > 1, "{:?}", s[0].policy);
+        assert!(s[0].policy.iter().all(|e| legal.contains(&(e.0 as usize))));
+        assert!(s[0].policy.iter().any(|e| e.0 == h[0].policy[0].0));
+        // Spread, not one-hot, somewhere in the game; one-hot everywhere without it.
+        assert!(h.iter().all(|x| x.policy.len() == 1));
     }
 }

@@ -191,6 +191,10 @@ pub struct BootstrapConfig {
     /// (logistic, 150 hundredths of a piece to 73 %); results of games with random turns
     /// in them are noisy, the engine's judgement of each position less so.
     pub score_weight: f32,
+    /// Policy targets spread over every distinct turn by a softmax of the engine's
+    /// scores, this many hundredths of a piece per factor e (each turn searched one turn
+    /// less deep; costs a search per turn). 0: the engine's choice alone.
+    pub soft_temperature: f32,
 }
 
 impl Default for BootstrapConfig {
@@ -202,6 +206,7 @@ impl Default for BootstrapConfig {
             epochs: 2.0,
             opening_turns: 0,
             score_weight: 0.0,
+            soft_temperature: 0.0,
         }
     }
 }
@@ -476,6 +481,11 @@ impl TrainConfig {
                     "bootstrap.score_weight must be 0 to 1, bootstrap.opening_turns at most 100",
                 );
             }
+            if !(0.0..=10_000.0).contains(&b.soft_temperature) {
+                return bad(
+                    "bootstrap.soft_temperature must be 0 (off) to 10000 hundredths of a piece",
+                );
+            }
         }
         let t = &self.train;
         if t.batch_size == 0 || t.replay_window < t.batch_size || t.lr <= 0.0 || t.lr_final <= 0.0 {
@@ -594,6 +604,8 @@ mod tests {
             &["bootstrap.games=100", "bootstrap.epochs=nan"],
             &["bootstrap.games=100", "bootstrap.score_weight=1.5"],
             &["bootstrap.games=100", "bootstrap.opening_turns=1000"],
+            &["bootstrap.games=100", "bootstrap.soft_temperature=-1"],
+            &["bootstrap.games=100", "bootstrap.soft_temperature=nan"],
         ] {
             let e = ok(bad).unwrap_err();
             assert!(e.to_string().contains("bootstrap"), "{bad:?}: {e}");
