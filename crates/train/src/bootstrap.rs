@@ -98,6 +98,16 @@ fn game_seed(seed: u64, i: usize) -> u64 {
     seed ^ 0xB007_5742_0000_0000 ^ (i as u64).wrapping_mul(0x9E37_79B9_7F4A_7C15)
 }
 
+/// A teacher decision waiting for its game's result.
+struct Decision {
+    planes: Vec<f32>,
+    /// The policy target, in the mover's frame.
+    policy: Vec<(u16, f32)>,
+    mover: Color,
+    /// The engine's score for the mover.
+    score: i32,
+}
+
 /// One game: its samples, its result and its length in turns.
 fn teacher_game(
     ab: &mut AlphaBeta,
@@ -115,9 +125,7 @@ fn teacher_game(
         depth: Some(cfg.depth),
         ..Limits::default()
     };
-    // (planes, policy target in the mover's frame, mover, engine's score for the mover)
-    // of every decision.
-    let mut pending: Vec<(Vec<f32>, Vec<(u16, f32)>, Color, i32)> = Vec::new();
+    let mut pending: Vec<Decision> = Vec::new();
     let opening = rng.random_range(0..=cfg.opening_turns);
     let outcome = loop {
         if let Some(o) = game.outcome() {
@@ -147,7 +155,12 @@ fn teacher_game(
             let policy = step_target(&paths, &chosen[..j], |x| {
                 frame_action(variant, mover, action_index(variant.points(), x)) as u16
             });
-            pending.push((planes, policy, mover, result.score));
+            pending.push(Decision {
+                planes,
+                policy,
+                mover,
+                score: result.score,
+            });
             step.play_action_unchecked(a);
         }
         let random = (game.turns().len() as u32) < opening;
@@ -163,22 +176,29 @@ fn teacher_game(
     let scale = BlendConfig::default().scale;
     let samples = pending
         .into_iter()
-        .map(|(planes, policy, mover, score)| {
-            let mut wdl = [0.0; 3];
-            wdl[wdl_index(outcome, mover)] = 1.0;
-            let w = cfg.score_weight;
-            if w > 0.0 {
-                let engine = score_wdl(score, scale);
-                for (x, y) in wdl.iter_mut().zip(engine) {
-                    *x = (1.0 - w) * *x + w * y;
+        .map(
+            |Decision {
+                 planes,
+                 policy,
+                 mover,
+                 score,
+             }| {
+                let mut wdl = [0.0; 3];
+                wdl[wdl_index(outcome, mover)] = 1.0;
+                let w = cfg.score_weight;
+                if w > 0.0 {
+                    let engine = score_wdl(score, scale);
+                    for (x, y) in wdl.iter_mut().zip(engine) {
+                        *x = (1.0 - w) * *x + w * y;
+                    }
                 }
-            }
-            Sample {
-                planes,
-                policy,
-                wdl,
-            }
-        })
+                Sample {
+                    planes,
+                    policy,
+                    wdl,
+                }
+            },
+        )
         .collect();
     (samples, outcome, turns)
 }
