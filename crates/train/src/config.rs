@@ -117,11 +117,15 @@ pub struct OptimConfig {
     pub batch_size: usize,
     /// Learning rate at the start.
     pub lr: f64,
-    /// Learning rate at the end of `lr_decay_generations` (cosine decay); equal to `lr` for
-    /// a constant rate.
+    /// Learning rate at the end of the decay (cosine); equal to `lr` for a constant rate.
     pub lr_final: f64,
-    /// Generations over which the rate decays.
+    /// Generations over which the rate decays (when `lr_decay_seconds` is 0).
     pub lr_decay_generations: u64,
+    /// Seconds of the run's clock (warm start included, summed over resumed sessions)
+    /// over which the rate decays instead; 0 = decay over `lr_decay_generations`. Set it
+    /// to `run.max_seconds` and the rate reaches `lr_final` as the run stops, however
+    /// many generations fit (a long warm start leaves fewer).
+    pub lr_decay_seconds: u64,
     /// AdamW decoupled weight decay.
     pub weight_decay: f32,
     /// Samples kept in the replay window (the oldest go first).
@@ -321,6 +325,7 @@ impl Default for OptimConfig {
             lr: 2e-3,
             lr_final: 2e-4,
             lr_decay_generations: 200,
+            lr_decay_seconds: 0,
             weight_decay: 1e-4,
             replay_window: 200_000,
             train_ratio: 4.0,
@@ -526,11 +531,17 @@ impl TrainConfig {
         toml::to_string_pretty(self).expect("the config serialises")
     }
 
-    /// The learning rate at `generation` (cosine decay from `lr` to `lr_final`).
-    pub fn lr_at(&self, generation: u64) -> f64 {
+    /// The learning rate for a generation that starts after `generation` generations and
+    /// `seconds` of the run's clock: cosine decay from `lr` to `lr_final` over
+    /// `lr_decay_seconds` of the clock, or over `lr_decay_generations` when that is 0.
+    pub fn lr_at(&self, generation: u64, seconds: f64) -> f64 {
         let t = &self.train;
-        let span = t.lr_decay_generations.max(1) as f64;
-        let x = (generation as f64 / span).min(1.0);
+        let x = if t.lr_decay_seconds > 0 {
+            seconds.max(0.0) / t.lr_decay_seconds as f64
+        } else {
+            generation as f64 / t.lr_decay_generations.max(1) as f64
+        };
+        let x = x.min(1.0);
         t.lr_final + 0.5 * (t.lr - t.lr_final) * (1.0 + (std::f64::consts::PI * x).cos())
     }
 }
@@ -615,7 +626,17 @@ mod tests {
         let back: TrainConfig = toml::from_str(&text).unwrap();
         assert_eq!(back, c);
         // The learning-rate schedule.
-        assert!((c.lr_at(0) - c.train.lr).abs() < 1e-12);
-        assert!((c.lr_at(c.train.lr_decay_generations) - c.train.lr_final).abs() < 1e-12);
+        assert!((c.lr_at(0, 0.0) - c.train.lr).abs() < 1e-12);
+        let end = c.train.lr_decay_generations;
+        assert!((c.lr_at(end, 0.0) - c.train.lr_final).abs() < 1e-12);
+        assert!((c.lr_at(end / 2, 1e9) - (c.train.lr + c.train.lr_final) / 2.0).abs() < 1e-12);
+        // Over the run's clock instead: generations no longer count.
+        let mut timed = c.clone();
+        timed.train.lr_decay_seconds = 3600;
+        assert!((timed.lr_at(1000, 0.0) - c.train.lr).abs() < 1e-12);
+        assert!((timed.lr_at(0, 1800.0) - (c.train.lr + c.train.lr_final) / 2.0).abs() < 1e-12);
+        assert!((timed.lr_at(0, 3600.0) - c.train.lr_final).abs() < 1e-12);
+        assert!((timed.lr_at(0, 1e9) - c.train.lr_final).abs() < 1e-12);
+        assert!(timed.lr_at(0, 900.0) > timed.lr_at(0, 2700.0));
     }
 }

@@ -813,7 +813,7 @@ pub fn learn(
         said = None;
         // A generation: train, checkpoint, publish.
         let g = learner.state.generation + 1;
-        let lr = cfg.lr_at(g - 1);
+        let lr = cfg.lr_at(g - 1, learner.state.seconds);
         let (losses, train_secs) = learner.train(cfg, pending_samples, lr, generation_seed(cfg, g));
         learner.state.generation = g;
         learner.state.untrained_samples = 0;

@@ -424,7 +424,7 @@ pub fn train(opts: &RunOptions, progress: &mut dyn Progress) -> Result<Summary, 
             seed,
         );
         let games = cfg.selfplay.games_per_generation;
-        let lr = cfg.lr_at(g - 1);
+        let lr = cfg.lr_at(g - 1, learner.state.seconds);
         progress.selfplay_started(g, games);
         let (finished, stats, trained) = if cfg.train.overlap {
             // Train on the samples the last generation left while this one plays.
@@ -539,7 +539,10 @@ fn bootstrap(
     progress: &mut dyn Progress,
 ) -> Result<PathBuf, TrainError> {
     let b = &cfg.bootstrap;
-    let t = std::time::Instant::now();
+    // The run's clock starts here: with `lr_decay_seconds` the rate decays through the
+    // warm start's steps too.
+    let clock = std::time::Instant::now();
+    let t = clock;
     let start = Position::start(cfg.variant(), cfg.rule_options());
     progress.selfplay_started(0, b.games);
     let (samples, stats) =
@@ -565,16 +568,16 @@ fn bootstrap(
     let mut all = Replay::new(n.max(1));
     all.extend(samples);
     let steps = (b.epochs as f64 * n as f64 / cfg.train.batch_size as f64).ceil() as usize;
-    let lr = cfg.lr_at(0);
     let mut rng = SmallRng::seed_from_u64(seed ^ 0xB007);
     let t = std::time::Instant::now();
     let mut done = 0;
     while n >= cfg.train.batch_size && done < steps {
         let k = 500.min(steps - done);
+        let lr = cfg.lr_at(0, clock.elapsed().as_secs_f64());
         let last = train_steps(&mut learner.trainer, &all, cfg, k, lr, &mut rng);
         done += k;
         progress.message(&format!(
-            "bootstrap: step {done}/{steps}, loss p {:.3} v {:.3} ({:.0} s)",
+            "bootstrap: step {done}/{steps}, loss p {:.3} v {:.3}, lr {lr:.5} ({:.0} s)",
             mean(last.iter().map(|l| l.policy)),
             mean(last.iter().map(|l| l.value)),
             t.elapsed().as_secs_f64()
