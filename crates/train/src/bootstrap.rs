@@ -60,8 +60,24 @@ pub fn teacher_samples(
     on_games: &mut dyn FnMut(usize),
 ) -> (Vec<Sample>, BootstrapStats) {
     let mut samples = Vec::new();
+    let stats = teacher_chunks(start, cfg, max_turns, seed, &mut |s, done| {
+        samples.extend(s);
+        on_games(done);
+    });
+    (samples, stats)
+}
+
+/// [`teacher_samples`] as a stream: `on_chunk(samples, games_done)` receives the samples
+/// of each chunk of games (a few dozen, in game order) as soon as the chunk is played.
+/// The games run on the current rayon pool.
+pub fn teacher_chunks(
+    start: &Position,
+    cfg: &BootstrapConfig,
+    max_turns: u32,
+    seed: u64,
+    on_chunk: &mut dyn FnMut(Vec<Sample>, usize),
+) -> BootstrapStats {
     let mut stats = BootstrapStats::default();
-    // Chunks, so that progress is reported from this thread.
     let chunk = 32usize;
     let mut done = 0;
     while done < cfg.games {
@@ -78,6 +94,7 @@ pub fn teacher_samples(
                 |ab, i| teacher_game(ab, start, cfg, max_turns, game_seed(seed, i)),
             )
             .collect();
+        let mut samples = Vec::new();
         for (s, outcome, turns) in games {
             samples.extend(s);
             stats.games += 1;
@@ -89,9 +106,9 @@ pub fn teacher_samples(
             }
         }
         done += n;
-        on_games(done);
+        on_chunk(samples, done);
     }
-    (samples, stats)
+    stats
 }
 
 fn game_seed(seed: u64, i: usize) -> u64 {

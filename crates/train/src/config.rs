@@ -183,7 +183,8 @@ pub struct BootstrapConfig {
     /// of 46 turns with 12 % draws, 2 % 72 turns and 38 % draws (128 games each).
     pub explore: f32,
     /// Passes over the engine's samples (optimizer steps: `epochs * samples /
-    /// batch_size`), at the first learning rate.
+    /// batch_size`), at the first learning rate (or on the clock's schedule with
+    /// `train.lr_decay_seconds`).
     pub epochs: f32,
     /// Each game opens with a uniformly random number, 0 to this, of uniformly random
     /// turns (as `fanorona book` makes its positions), so that the network also sees
@@ -199,6 +200,12 @@ pub struct BootstrapConfig {
     /// scores, this many hundredths of a piece per factor e (each turn searched one turn
     /// less deep; costs a search per turn). 0: the engine's choice alone.
     pub soft_temperature: f32,
+    /// Train while the engine plays: its games go to the trainer as they finish (32 at a
+    /// time), on all cores but one, and the trainer owes `epochs` passes over the samples
+    /// received so far. The steps and what each step draws from are the same whatever the
+    /// timing (deterministic for a seed), but differ from `false`, which plays every game
+    /// first and then trains on all of them.
+    pub overlap: bool,
 }
 
 impl Default for BootstrapConfig {
@@ -211,6 +218,7 @@ impl Default for BootstrapConfig {
             opening_turns: 0,
             score_weight: 0.0,
             soft_temperature: 0.0,
+            overlap: true,
         }
     }
 }

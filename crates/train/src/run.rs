@@ -528,8 +528,9 @@ pub fn train(opts: &RunOptions, progress: &mut dyn Progress) -> Result<Summary, 
 }
 
 /// The warm start of a new run (`[bootstrap]`): the engine's games, passes over their
-/// samples, the newest of them into the window, and checkpoint 0 (so that a resumed run
-/// does not do it again). Returns the checkpoint's folder.
+/// samples (while the games are played, with `overlap`), the newest of them into the
+/// window, and checkpoint 0 (so that a resumed run does not do it again). Returns the
+/// checkpoint's folder.
 fn bootstrap(
     cfg: &TrainConfig,
     learner: &mut Learner,
@@ -539,18 +540,58 @@ fn bootstrap(
     progress: &mut dyn Progress,
 ) -> Result<PathBuf, TrainError> {
     let b = &cfg.bootstrap;
-    // The run's clock starts here: with `lr_decay_seconds` the rate decays through the
-    // warm start's steps too.
-    let clock = std::time::Instant::now();
-    let t = clock;
     let start = Position::start(cfg.variant(), cfg.rule_options());
+    let max_turns = cfg.selfplay.max_decisions;
+    let mut warm = WarmTrainer {
+        cfg,
+        trainer: &mut learner.trainer,
+        rng: SmallRng::seed_from_u64(seed ^ 0xB007),
+        // The run's clock starts here: with `lr_decay_seconds` the rate decays through
+        // the warm start's steps too.
+        clock: std::time::Instant::now(),
+        done: 0,
+        losses: Vec::new(),
+    };
+    let mut all = Replay::new(usize::MAX);
     progress.selfplay_started(0, b.games);
-    let (samples, stats) =
-        crate::bootstrap::teacher_samples(&start, b, cfg.selfplay.max_decisions, seed, &mut |n| {
-            progress.game_finished(n)
-        });
+    let (stats, play_secs) = if b.overlap {
+        // The engine on all cores but one, the trainer on this thread.
+        let threads = rayon::current_num_threads().saturating_sub(1).max(1);
+        let pool = rayon::ThreadPoolBuilder::new().num_threads(threads).build();
+        let (tx, rx) = std::sync::mpsc::channel::<(Vec<Sample>, usize)>();
+        let (start, clock) = (&start, warm.clock);
+        std::thread::scope(|scope| {
+            let teacher = scope.spawn(move || {
+                let mut send = |s: Vec<Sample>, games: usize| {
+                    // The receiver lives until every chunk is in.
+                    let _ = tx.send((s, games));
+                };
+                let mut play =
+                    || crate::bootstrap::teacher_chunks(start, b, max_turns, seed, &mut send);
+                let stats = match &pool {
+                    Ok(pool) => pool.install(play),
+                    Err(_) => play(),
+                };
+                (stats, clock.elapsed().as_secs_f64())
+            });
+            for (samples, games) in &rx {
+                progress.game_finished(games);
+                all.extend(samples);
+                warm.train_to(&all, false, progress);
+            }
+            teacher
+                .join()
+                .unwrap_or_else(|e| std::panic::resume_unwind(e))
+        })
+    } else {
+        let (samples, stats) =
+            crate::bootstrap::teacher_samples(&start, b, max_turns, seed, &mut |n| {
+                progress.game_finished(n)
+            });
+        all.extend(samples);
+        (stats, warm.clock.elapsed().as_secs_f64())
+    };
     progress.selfplay_finished();
-    let play_secs = t.elapsed().as_secs_f64();
     progress.message(&format!(
         "bootstrap: {} games of ab:depth={} ({} turns, up to {} random first, then {:.0}% random; White {}, Black {}, draws {}), {} samples in {:.0} s",
         stats.games,
@@ -561,28 +602,16 @@ fn bootstrap(
         stats.white,
         stats.black,
         stats.draws,
-        samples.len(),
+        all.len(),
         play_secs
     ));
-    let n = samples.len();
-    let mut all = Replay::new(n.max(1));
-    all.extend(samples);
-    let steps = (b.epochs as f64 * n as f64 / cfg.train.batch_size as f64).ceil() as usize;
-    let mut rng = SmallRng::seed_from_u64(seed ^ 0xB007);
-    let t = std::time::Instant::now();
-    let mut done = 0;
-    while n >= cfg.train.batch_size && done < steps {
-        let k = 500.min(steps - done);
-        let lr = cfg.lr_at(0, clock.elapsed().as_secs_f64());
-        let last = train_steps(&mut learner.trainer, &all, cfg, k, lr, &mut rng);
-        done += k;
-        progress.message(&format!(
-            "bootstrap: step {done}/{steps}, loss p {:.3} v {:.3}, lr {lr:.5} ({:.0} s)",
-            mean(last.iter().map(|l| l.policy)),
-            mean(last.iter().map(|l| l.value)),
-            t.elapsed().as_secs_f64()
-        ));
-    }
+    warm.train_to(&all, true, progress);
+    let steps = warm.done;
+    progress.message(&format!(
+        "bootstrap: {steps} steps, done in {:.0} s",
+        warm.clock.elapsed().as_secs_f64()
+    ));
+    let n = all.len();
     learner.replay.extend(all.samples);
     let state = &mut learner.state;
     state.samples += n as u64;
@@ -590,6 +619,51 @@ fn bootstrap(
     let dir = ckpt_dir.join("00000");
     learner.save(&dir, &learner.meta(cfg, 0, run), &[])?;
     Ok(dir)
+}
+
+/// The warm start's optimizer: `epochs` passes over the samples it has been given.
+struct WarmTrainer<'a> {
+    cfg: &'a TrainConfig,
+    trainer: &'a mut Trainer,
+    rng: SmallRng,
+    clock: std::time::Instant,
+    /// Steps taken.
+    done: usize,
+    /// Losses since the last progress line.
+    losses: Vec<Losses>,
+}
+
+impl WarmTrainer<'_> {
+    /// Steps up to `epochs` passes over `all` (rounded down until the `last` call, so
+    /// that the total is `ceil(epochs * samples / batch_size)` however the samples came),
+    /// with a progress line and a new learning rate every 500 steps.
+    fn train_to(&mut self, all: &Replay, last: bool, progress: &mut dyn Progress) {
+        let batch = self.cfg.train.batch_size;
+        if all.len() < batch {
+            return;
+        }
+        let passes = self.cfg.bootstrap.epochs as f64 * all.len() as f64 / batch as f64;
+        let target = if last { passes.ceil() } else { passes.floor() } as usize;
+        while self.done < target {
+            let k = (target - self.done).min(500 - self.done % 500);
+            let lr = self.cfg.lr_at(0, self.clock.elapsed().as_secs_f64());
+            let cfg = self.cfg;
+            self.losses
+                .extend(train_steps(self.trainer, all, cfg, k, lr, &mut self.rng));
+            self.done += k;
+            if self.done.is_multiple_of(500) || (last && self.done == target) {
+                progress.message(&format!(
+                    "bootstrap: step {}, {} samples, loss p {:.3} v {:.3}, lr {lr:.5} ({:.0} s)",
+                    self.done,
+                    all.len(),
+                    mean(self.losses.iter().map(|l| l.policy)),
+                    mean(self.losses.iter().map(|l| l.value)),
+                    self.clock.elapsed().as_secs_f64()
+                ));
+                self.losses.clear();
+            }
+        }
+    }
 }
 
 /// Self-play of generation `g` with the network in `eval`.

@@ -100,6 +100,38 @@ fn a_bootstrapped_run_learns_from_the_engine_first_and_only_once() {
 }
 
 #[test]
+fn the_warm_start_trains_as_the_games_arrive_and_takes_the_steps_it_owes() {
+    let root = tmp("warm");
+    let zero = |overlap: bool| {
+        let mut cfg = tiny("dimy", 1);
+        // Two chunks of games (32 a chunk), so that training starts before the last.
+        cfg.bootstrap.games = 40;
+        cfg.bootstrap.depth = 1;
+        cfg.bootstrap.epochs = 1.5;
+        cfg.bootstrap.overlap = overlap;
+        let run = format!("w{overlap}");
+        let mut log = Log::default();
+        train(&options(cfg, &root, &run), &mut log).unwrap();
+        let zero = state(&root.join("checkpoints").join(&run).join("00000"));
+        (zero, log.0)
+    };
+    let (streamed, log) = zero(true);
+    let (batched, _) = zero(false);
+    // The same engine games either way, and ceil(1.5 passes) of 16-sample batches.
+    assert!(streamed.samples > 0);
+    assert_eq!(streamed.samples, batched.samples);
+    let owed = (1.5 * streamed.samples as f64 / 16.0).ceil() as u64;
+    assert_eq!(streamed.steps, owed, "{log:?}");
+    assert_eq!(batched.steps, owed);
+    assert!(
+        log.iter()
+            .any(|m| m.starts_with(&format!("bootstrap: {owed} steps, done in"))),
+        "{log:?}"
+    );
+    std::fs::remove_dir_all(&root).ok();
+}
+
+#[test]
 fn runs_checkpoints_and_resumes() {
     let root = tmp("resume");
     let s = train(&options(tiny("dimy", 2), &root, "r"), &mut Quiet).unwrap();
