@@ -489,16 +489,21 @@ impl Position {
                     rule,
                     board: std::marker::PhantomData,
                 };
+                // Each origin's first steps as a mask (bit 2 d approach, 2 d + 1
+                // withdrawal), scattered from the few capturing steps there are.
+                let mut by_origin = [0u32; 64];
+                for d in 0..8 {
+                    for p in app[d] {
+                        by_origin[p.index()] |= 1 << (2 * d);
+                    }
+                    for p in wd[d] {
+                        by_origin[p.index()] |= 1 << (2 * d + 1);
+                    }
+                }
                 for p in any {
                     chains.sink.begin_origin();
                     let us_rest = us.without(p);
-                    // This origin's first steps as a mask (bit 2 d approach, 2 d + 1
-                    // withdrawal), gathered without a branch per direction.
-                    let mut steps = 0u32;
-                    for d in 0..8 {
-                        steps |= ((app[d].0 >> p.0) as u32 & 1) << (2 * d)
-                            | ((wd[d].0 >> p.0) as u32 & 1) << (2 * d + 1);
-                    }
+                    let mut steps = by_origin[p.index()];
                     while steps != 0 {
                         let bit = steps.trailing_zeros();
                         steps &= steps - 1;
