@@ -44,8 +44,10 @@ pub(crate) struct Bars {
 impl fanorona_train::Progress for Bars {
     fn message(&mut self, line: &str) {
         match &self.bar {
-            Some(b) => b.println(line),
-            None => println!("{line}"),
+            // A hidden bar (output not a terminal: a log file) drops what it is given to
+            // print, so the line goes to stdout itself.
+            Some(b) if !b.is_hidden() => b.println(line),
+            _ => println!("{line}"),
         }
     }
     fn selfplay_started(&mut self, generation: u64, games: usize) {

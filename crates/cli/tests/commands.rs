@@ -612,6 +612,40 @@ fn training_plays_its_periodic_match_from_a_book() {
 }
 
 #[test]
+fn lines_said_while_a_progress_bar_is_up_reach_a_log() {
+    // Output to a pipe hides the bars; the warm start's lines come while its bar is up
+    // (with `bootstrap.overlap` it trains as the games arrive) and must not be lost.
+    let root = std::env::temp_dir().join(format!("fanorona-train-log-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&root);
+    let o = fanorona(&[
+        "train",
+        "--config",
+        &repo_file("configs/smoke.toml"),
+        "--run",
+        "l",
+        "--checkpoints",
+        &root.join("c").display().to_string(),
+        "--experiments",
+        &root.join("e").display().to_string(),
+        "--set",
+        "run.arena_every=0",
+        "--set",
+        "run.generations=1",
+        "--set",
+        "bootstrap.games=40",
+        "--set",
+        "bootstrap.depth=1",
+        "--set",
+        "bootstrap.epochs=30",
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let out = stdout(&o);
+    assert!(out.contains("bootstrap: step 500,"), "{out}");
+    assert!(out.contains("bootstrap: 40 games of ab:depth=1"), "{out}");
+    std::fs::remove_dir_all(&root).ok();
+}
+
+#[test]
 fn train_is_killed_and_resumes() {
     let root = std::env::temp_dir().join(format!("fanorona-train-kill-{}", std::process::id()));
     let _ = std::fs::remove_dir_all(&root);
