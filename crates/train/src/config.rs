@@ -73,8 +73,15 @@ pub struct SelfPlayConfig {
     pub full_search_prob: f32,
     /// Leaves each game hands out per network call.
     pub leaves_per_game: usize,
-    /// Decisions at the start of a game played with temperature 1 (then greedy).
+    /// Decisions at the start of a game played with temperature 1 (then greedy), counted
+    /// after the random opening.
     pub temperature_moves: u32,
+    /// Each game opens with a uniformly random number of turns, 0 to this many, each
+    /// uniformly random and not recorded as a sample (0 = every game from the start
+    /// position). Spreads self-play over the positions a book or an opponent brings, as
+    /// `bootstrap.opening_turns` does for the warm start; without it a sharp network's
+    /// games share their first decisions.
+    pub opening_turns: u32,
     /// PUCT exploration constant.
     pub c_puct: f32,
     /// First-play urgency reduction.
@@ -308,6 +315,7 @@ impl Default for SelfPlayConfig {
             full_search_prob: 0.25,
             leaves_per_game: 4,
             temperature_moves: 20,
+            opening_turns: 0,
             c_puct: 1.5,
             fpu_reduction: 0.25,
             dirichlet_alpha: 0.3,
@@ -471,6 +479,9 @@ impl TrainConfig {
                 "selfplay.blend_depth: the alpha-beta engine plays tsivy and dimy, not telo",
             );
         }
+        if s.opening_turns > 100 {
+            return bad("selfplay.opening_turns must be at most 100");
+        }
         let b = &self.bootstrap;
         if b.games > 0 {
             if self.variant == "telo" {
@@ -629,6 +640,9 @@ mod tests {
             let e = ok(bad).unwrap_err();
             assert!(e.to_string().contains("bootstrap"), "{bad:?}: {e}");
         }
+        assert!(ok(&["selfplay.opening_turns=8"]).is_ok());
+        let e = ok(&["selfplay.opening_turns=1000"]).unwrap_err();
+        assert!(e.to_string().contains("selfplay.opening_turns"), "{e}");
         // Round trip through the resolved TOML.
         let text = c.to_toml();
         let back: TrainConfig = toml::from_str(&text).unwrap();

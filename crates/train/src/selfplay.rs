@@ -3,7 +3,7 @@
 use crate::config::{SelfPlayConfig, TrainConfig};
 use crate::records::{GAME_VERSION, GameRecord, Sample};
 use fanorona_nn::NetEvaluator;
-use fanorona_rules::{Color, Outcome};
+use fanorona_rules::{Color, Game, Outcome};
 use fanorona_search::{
     AbBlend, BlendConfig, Evaluator, GumbelConfig, Leaf, Mcts, MctsConfig, wdl_index,
 };
@@ -111,6 +111,8 @@ struct Slot<G> {
     rng: SmallRng,
     leaves: Vec<Leaf<G>>,
     sims_at_start: u32,
+    /// Decisions of the random opening (recorded as moves, not as samples).
+    opening: usize,
 }
 
 fn mcts_config(cfg: &TrainConfig) -> MctsConfig {
@@ -133,11 +135,15 @@ impl<G: Encode> Slot<G> {
     fn new(start: &G, cfg: &TrainConfig, seed: u64) -> Slot<G> {
         let mut rng = SmallRng::seed_from_u64(seed);
         let resign_check = rng.random_range(0.0f32..1.0) < cfg.selfplay.resign_check_share;
+        let turns = rng.random_range(0..=cfg.selfplay.opening_turns);
+        let (game, actions) = random_opening(start, turns, &mut rng);
+        let moves = actions_named(start, &actions);
         let mut s = Slot {
-            tree: Mcts::new(start.clone(), mcts_config(cfg), seed),
+            tree: Mcts::new(game, mcts_config(cfg), seed),
             pending: Vec::new(),
-            actions: Vec::new(),
-            moves: Vec::new(),
+            opening: actions.len(),
+            actions,
+            moves,
             target: 0,
             full: true,
             resign_check,
@@ -166,6 +172,44 @@ impl<G: Encode> Slot<G> {
     fn searching(&self) -> bool {
         self.tree.visits() < self.target
     }
+}
+
+/// Plays `turns` uniformly random turns from `start` (every decision of a turn uniformly
+/// random, a capture chain included), returning the position and the actions. An
+/// opening that would end the game is dropped: the game starts at `start` instead.
+fn random_opening<G: Game>(start: &G, turns: u32, rng: &mut SmallRng) -> (G, Vec<u16>) {
+    let mut game = start.clone();
+    let mut actions = Vec::new();
+    let mut legal = Vec::new();
+    for _ in 0..turns {
+        let mover = game.to_move();
+        while game.to_move() == mover {
+            game.legal_actions(&mut legal);
+            if legal.is_empty() {
+                break;
+            }
+            let a = legal[rng.random_range(0..legal.len())];
+            game.apply(a);
+            actions.push(a as u16);
+        }
+        if game.outcome().is_some() {
+            return (start.clone(), Vec::new());
+        }
+    }
+    (game, actions)
+}
+
+/// `actions` from `start` written for people.
+fn actions_named<G: Game>(start: &G, actions: &[u16]) -> Vec<String> {
+    let mut game = start.clone();
+    actions
+        .iter()
+        .map(|&a| {
+            let name = game.action_name(a as usize);
+            game.apply(a as usize);
+            name
+        })
+        .collect()
 }
 
 thread_local! {
@@ -353,7 +397,7 @@ fn decide<G: Encode>(
             }
         }
     }
-    let temperature = if (s.actions.len() as u32) < sp.temperature_moves {
+    let temperature = if ((s.actions.len() - s.opening) as u32) < sp.temperature_moves {
         1.0
     } else {
         0.0

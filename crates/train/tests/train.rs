@@ -383,3 +383,67 @@ fn blended_self_play_searches_with_alpha_beta_values() {
     .unwrap_err();
     assert!(e.to_string().contains("telo"), "{e}");
 }
+
+#[test]
+fn self_play_games_open_with_random_turns_that_are_recorded_but_not_learned() {
+    // selfplay.opening_turns=N: each game first plays 0 to N uniformly random turns. They
+    // are in the record (which still replays from the start position) but make no
+    // samples: the first sample is the position the opening reached, at a turn boundary.
+    use fanorona_rules::Game;
+    use fanorona_sim::Encode;
+    let device = Device::flex();
+    let net = fanorona_train::run::net_config(&tiny("dimy", 1)).init(&device);
+    let play = |turns: u32| {
+        let mut cfg = tiny("dimy", 1);
+        cfg.selfplay.opening_turns = turns;
+        let mut eval =
+            fanorona_nn::NetEvaluator::new(net.clone(), device.clone(), cfg.variant(), false, 7);
+        let start = fanorona_rules::Position::start(cfg.variant(), cfg.rule_options());
+        let (games, _) =
+            fanorona_train::selfplay::play(&start, &cfg, &mut eval, 8, 1, 11, &mut |_| {});
+        (start, games)
+    };
+    let (_, plain) = play(0);
+    for g in &plain {
+        assert_eq!(
+            g.samples.len(),
+            g.record.actions.len(),
+            "every decision searched"
+        );
+    }
+    let (start, opened) = play(6);
+    assert_eq!(opened.len(), 8);
+    let mut openings = 0;
+    for g in &opened {
+        let actions = &g.record.actions;
+        assert_eq!(actions.len(), g.record.moves.len());
+        assert!(g.samples.len() <= actions.len());
+        let opening = actions.len() - g.samples.len();
+        // The whole record replays legally from the start.
+        let mut pos = start;
+        let mut legal = Vec::new();
+        for (i, &a) in actions.iter().enumerate() {
+            if i == opening {
+                let mut planes = vec![0.0; g.samples[0].planes.len()];
+                pos.encode(&mut planes);
+                assert_eq!(
+                    planes, g.samples[0].planes,
+                    "first sample after the opening"
+                );
+            }
+            pos.legal_actions(&mut legal);
+            assert!(legal.contains(&(a as usize)), "action {i} of {actions:?}");
+            assert_eq!(pos.action_name(a as usize), g.record.moves[i]);
+            let mover = pos.to_move();
+            pos.apply(a as usize);
+            if i + 1 == opening {
+                assert_ne!(pos.to_move(), mover, "the opening ends with a whole turn");
+            }
+        }
+        if opening > 0 {
+            openings += 1;
+        }
+    }
+    // Some of 8 games drew a random opening (each draws 0 to 6 turns).
+    assert!(openings > 0);
+}
