@@ -117,9 +117,13 @@ pub(crate) fn io(p: &Path) -> impl FnOnce(std::io::Error) -> TrainError + '_ {
 
 /// The network configuration of a training config.
 pub fn net_config(cfg: &TrainConfig) -> NetConfig {
-    NetConfig::for_variant(cfg.variant())
+    let mut net = NetConfig::for_variant(cfg.variant())
         .with_blocks(cfg.net.blocks)
-        .with_channels(cfg.net.channels)
+        .with_channels(cfg.net.channels);
+    if cfg.net.planes > 0 {
+        net.planes = cfg.net.planes;
+    }
+    net
 }
 
 /// Seed of generation `g`'s random streams: a resumed run draws the same numbers as an
