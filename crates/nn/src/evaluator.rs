@@ -60,14 +60,12 @@ impl NetEvaluator {
         self.net = net;
     }
 
-    /// Raw forward pass on encoded planes (`[n, planes, h, w]` flattened, any number of
-    /// leading planes the network reads): policy logits `[n, actions]` and WDL logits
-    /// `[n, 3]`, flattened.
+    /// Raw forward pass on encoded planes (`[n, planes, h, w]` flattened): policy logits
+    /// `[n, actions]` and WDL logits `[n, 3]`, flattened.
     pub fn forward_raw(&self, planes: Vec<f32>, n: usize) -> (Vec<f32>, Vec<f32>) {
         let v = self.variant;
-        let count = planes.len() / (n * v.points());
         let x = Tensor::<4>::from_data(
-            TensorData::new(planes, [n, count, v.height(), v.width()]),
+            TensorData::new(planes, [n, num_planes(v), v.height(), v.width()]),
             &self.device,
         );
         let (p, w) = self.net.forward(x);

@@ -396,12 +396,6 @@ pub fn reference_cases(
             |f| fanorona_rules::Position::from_fen(f, rules).ok(),
         ),
     };
-    // A network built for fewer planes than the encoder writes reads the leading ones;
-    // its test vectors hold just those.
-    let keep = net.input_planes() * variant.points();
-    for c in &mut cases {
-        c.planes.truncate(keep);
-    }
     let planes: Vec<f32> = cases
         .iter()
         .flat_map(|c| c.planes.iter().copied())
@@ -731,7 +725,6 @@ pub fn describe(meta: &CheckpointMeta, targets: &Targets) -> ModelDescription {
             .into(),
         planes: plane_info(variant)
             .iter()
-            .take(meta.net.planes)
             .enumerate()
             .map(|(index, (name, meaning))| Plane {
                 index,

@@ -112,25 +112,10 @@ pub struct Net {
 }
 
 impl Net {
-    /// The input planes the network was built for.
-    pub fn input_planes(&self) -> usize {
-        // The stem's kernel is [channels, planes, 3, 3].
-        self.stem.conv.weight.val().dims()[1]
-    }
-
     /// `planes` `[batch, planes, height, width]` to `(policy_logits [batch, actions],
     /// wdl_logits [batch, 3])`, both in the mover's frame, WDL as (win, draw, loss) for
     /// the player to move.
-    ///
-    /// `planes` may hold more planes than the network was built for (the observation
-    /// grew planes after it was trained): it reads the leading ones.
     pub fn forward(&self, planes: Tensor<4>) -> (Tensor<2>, Tensor<2>) {
-        let want = self.input_planes();
-        let planes = if planes.dims()[1] > want {
-            planes.narrow(1, 0, want)
-        } else {
-            planes
-        };
         let mut x = relu(self.stem.forward(planes)); // [batch, channels, h, w]
         for b in &self.blocks {
             let y = relu(b.a.forward(x.clone()));

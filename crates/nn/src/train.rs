@@ -83,11 +83,8 @@ impl Trainer {
     pub fn step(&mut self, batch: &Batch, lr: f64) -> Losses {
         let c = &self.config;
         let n = batch.n;
-        // The samples' planes (the encoder's count; a network built for fewer reads the
-        // leading ones).
-        let planes = batch.planes.len() / (n * c.height * c.width);
         let x = Tensor::<4>::from_data(
-            TensorData::new(batch.planes.clone(), [n, planes, c.height, c.width]),
+            TensorData::new(batch.planes.clone(), [n, c.planes, c.height, c.width]),
             &self.device,
         );
         let pt = Tensor::<2>::from_data(

@@ -413,24 +413,6 @@ impl Position {
         hit
     }
 
-    /// The pieces of `by` that have a capturing step (approach or withdrawal), ignoring
-    /// whose turn it is, chains and the vela and reply restrictions. For evaluation and
-    /// network inputs: the pieces that threaten.
-    pub fn capturers(&self, by: Color) -> Bitboard {
-        let g = self.geometry();
-        let us = self.pieces(by);
-        let them = self.pieces(by.other());
-        let empty = g.all & !(us | them);
-        let mut from = Bitboard::EMPTY;
-        for d in Direction::ALL {
-            let back = d.opposite();
-            let can_step = us & g.shift(empty, back);
-            // Approach: p + 2d an enemy; withdrawal: p - d an enemy.
-            from |= can_step & (g.shift(empty & g.shift(them, back), back) | g.shift(them, d));
-        }
-        from
-    }
-
     /// Number of (piece, direction) steps of `c` to an adjacent empty point: its paika
     /// mobility, whoever is to move.
     pub fn mobility(&self, c: Color) -> u32 {

@@ -11,12 +11,10 @@
 //! with `y = 0` the mover's home row. Piece planes hold 0 or 1; constant planes hold one
 //! value everywhere.
 //!
-//! The planes, in order, with their meanings: [`FANORONA_PLANE_INFO`] (15 planes: the
+//! The planes, in order, with their meanings: [`FANORONA_PLANE_INFO`] (11 planes: the
 //! pieces, the chain state, the draw clock, the vela and reply restrictions, the colour,
-//! ones, then four tactical planes: which pieces of each side can capture and which can
-//! be captured in one step) and [`TELO_PLANE_INFO`] (7); `fanorona export` writes the
-//! same table into `model.json`. The tactical planes come last, so a network trained on
-//! the first [`FANORONA_BASE_PLANES`] reads the leading planes of the same observation.
+//! ones) and [`TELO_PLANE_INFO`] (7); `fanorona export` writes the same table into
+//! `model.json`.
 
 use fanorona_rules::game::{
     action_from_index, action_index, telo_action_from_index, telo_action_index,
@@ -27,10 +25,7 @@ use fanorona_rules::{
 };
 
 /// Planes of a tsivy or dimy observation.
-pub const FANORONA_PLANES: usize = 15;
-/// Planes of the first tsivy and dimy networks (before the tactical planes): a network
-/// with fewer input planes than [`FANORONA_PLANES`] reads the leading ones.
-pub const FANORONA_BASE_PLANES: usize = 11;
+pub const FANORONA_PLANES: usize = 11;
 /// Planes of a telo observation.
 pub const TELO_PLANES: usize = 7;
 
@@ -70,22 +65,6 @@ pub const FANORONA_PLANE_INFO: [(&str, &str); FANORONA_PLANES] = [
     (
         "ones",
         "constant 1 (lets the convolutions see the board's edge)",
-    ),
-    (
-        "capturers",
-        "the mover's pieces that have a capturing step (whatever the turn's restrictions)",
-    ),
-    (
-        "capturable",
-        "the opponent's pieces the mover could capture in one step (whole runs)",
-    ),
-    (
-        "threats",
-        "the opponent's pieces that would have a capturing step if it were to move",
-    ),
-    (
-        "threatened",
-        "the mover's pieces the opponent could capture in one step if it were to move (whole runs)",
     ),
 ];
 
@@ -245,11 +224,6 @@ impl Encode for Position {
         });
         next().fill(if me == Color::White { 1.0 } else { 0.0 });
         next().fill(1.0);
-        let them = me.other();
-        fill_bb(next(), frame_bb(n, me, self.capturers(me)));
-        fill_bb(next(), frame_bb(n, me, self.attacked_by(me, true)));
-        fill_bb(next(), frame_bb(n, me, self.capturers(them)));
-        fill_bb(next(), frame_bb(n, me, self.attacked_by(them, true)));
     }
 
     fn for_each_legal_in_frame(&self, mut f: impl FnMut(usize)) {

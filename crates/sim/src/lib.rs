@@ -16,7 +16,7 @@ pub mod symmetry;
 
 pub use batch::{BatchSim, SimError, StepResult};
 pub use encode::{
-    Encode, FANORONA_BASE_PLANES, FANORONA_PLANE_INFO, FANORONA_PLANES, TELO_PLANE_INFO,
-    TELO_PLANES, frame_action, frame_point, num_planes, plane_info,
+    Encode, FANORONA_PLANE_INFO, FANORONA_PLANES, TELO_PLANE_INFO, TELO_PLANES, frame_action,
+    frame_point, num_planes, plane_info,
 };
 pub use symmetry::{Symmetry, symmetries};

@@ -377,37 +377,3 @@ fn bad_steps_are_refused() {
         Err(fanorona_sim::SimError::Finished { game: 0 })
     ));
 }
-
-#[test]
-fn golden_tactical_planes() {
-    // The tsivy start: White can capture from d3 (both ways), e2, d2 and f2 into e3.
-    let p = Position::start(Variant::Tsivy, RuleOptions::default());
-    let o = encode(&p, FANORONA_PLANES);
-    let empty = "000000000";
-    assert_eq!(
-        plane(&o, 11, 9, 5),
-        [empty, empty, "000100000", "000111000", empty],
-        "capturers"
-    );
-    assert_eq!(
-        plane(&o, 12, 9, 5),
-        ["001010100", "000111000", "001001000", empty, empty],
-        "capturable: whole runs, both ways from d3"
-    );
-    assert_eq!(
-        plane(&o, 13, 9, 5),
-        [empty, "000111000", "000001000", empty, empty],
-        "threats: Black's pieces next to e3"
-    );
-    assert_eq!(
-        plane(&o, 14, 9, 5),
-        [empty, empty, "000100100", "000111000", "001010100"],
-        "threatened"
-    );
-    // The start is the same picture from either side: Black to move sees the same planes
-    // in its frame (the board turned 180 degrees).
-    let b = Position::from_fen(&p.fen().replace(" w", " b"), RuleOptions::default()).unwrap();
-    assert_eq!(b.side_to_move(), Color::Black);
-    let ob = encode(&b, FANORONA_PLANES);
-    assert_eq!(ob[11 * 45..], o[11 * 45..]);
-}

@@ -55,9 +55,6 @@ pub struct NetSection {
     pub blocks: usize,
     /// Channels.
     pub channels: usize,
-    /// Input planes the network reads, the leading ones of the observation: 0 (default)
-    /// for all of them; 11 for a tsivy or dimy network without the four tactical planes.
-    pub planes: usize,
 }
 
 /// `[selfplay]`: how games are generated.
@@ -304,7 +301,6 @@ impl Default for NetSection {
         NetSection {
             blocks: 4,
             channels: 32,
-            planes: 0,
         }
     }
 }
@@ -525,13 +521,6 @@ impl TrainConfig {
         }
         if self.net.blocks == 0 || self.net.channels == 0 {
             return bad("net.blocks and net.channels must be at least 1");
-        }
-        let all = fanorona_sim::num_planes(self.variant());
-        if self.net.planes > all {
-            return Err(ConfigError::Invalid(format!(
-                "net.planes must be 0 (all) or at most the {all} planes of a {} observation",
-                self.variant
-            )));
         }
         Ok(())
     }

@@ -117,13 +117,9 @@ pub(crate) fn io(p: &Path) -> impl FnOnce(std::io::Error) -> TrainError + '_ {
 
 /// The network configuration of a training config.
 pub fn net_config(cfg: &TrainConfig) -> NetConfig {
-    let mut net = NetConfig::for_variant(cfg.variant())
+    NetConfig::for_variant(cfg.variant())
         .with_blocks(cfg.net.blocks)
-        .with_channels(cfg.net.channels);
-    if cfg.net.planes > 0 {
-        net.planes = cfg.net.planes;
-    }
-    net
+        .with_channels(cfg.net.channels)
 }
 
 /// Seed of generation `g`'s random streams: a resumed run draws the same numbers as an
