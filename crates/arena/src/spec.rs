@@ -47,7 +47,8 @@ pub enum EngineSpec {
         /// Time per turn (its decisions share it), as `ab:time=`.
         time: Option<Duration>,
         /// The search's settings: `gumbel=true` (Gumbel root search), `free_chains=true`
-        /// (`MctsConfig::free_chain_steps`), `c_puct=`, `fpu=` (`fpu_reduction`),
+        /// (`MctsConfig::free_chain_steps`), `pass_forced=true` (`MctsConfig::pass_forced`),
+        /// `c_puct=`, `fpu=` (`fpu_reduction`),
         /// `batch=` (leaves per network call); the rest as `MctsConfig::default()`.
         search: MctsConfig,
         /// Seed (tie breaks, Gumbel noise).
@@ -201,6 +202,10 @@ impl EngineSpec {
                             search.free_chain_steps =
                                 v.parse().map_err(|_| bad(k, v, "true or false"))?
                         }
+                        "pass_forced" => {
+                            search.pass_forced =
+                                v.parse().map_err(|_| bad(k, v, "true or false"))?
+                        }
                         "c_puct" => {
                             search.c_puct = v
                                 .parse()
@@ -240,7 +245,7 @@ impl EngineSpec {
                         }
                         _ => {
                             return Err(input_err(format!(
-                                "engine spec `{spec}`: unknown option `{k}` (mcts knows ckpt, sims, time, gumbel, seed, blend, blend_weight, free_chains, c_puct, fpu, batch)"
+                                "engine spec `{spec}`: unknown option `{k}` (mcts knows ckpt, sims, time, gumbel, seed, blend, blend_weight, free_chains, pass_forced, c_puct, fpu, batch)"
                             )));
                         }
                     }
@@ -441,13 +446,15 @@ mod tests {
             }
         );
         assert!(matches!(
-            EngineSpec::parse("mcts:c_puct=1,fpu=0.5,batch=1,free_chains=true").unwrap(),
+            EngineSpec::parse("mcts:c_puct=1,fpu=0.5,batch=1,free_chains=true,pass_forced=true")
+                .unwrap(),
             EngineSpec::Mcts {
                 search: MctsConfig {
                     c_puct: 1.0,
                     fpu_reduction: 0.5,
                     batch: 1,
                     free_chain_steps: true,
+                    pass_forced: true,
                     gumbel: None,
                     ..
                 },

@@ -56,6 +56,11 @@ pub struct MctsConfig {
     /// a fresh tree is evaluated; a root reached by [`Mcts::advance`] into a chain keeps
     /// the priors it has.
     pub free_chain_steps: bool,
+    /// Positions below the root with a single legal action (a forced capture, a chain
+    /// with one way on and no choice to stop) are expanded and searched through without
+    /// an evaluation of their own: their value is their only child's, so the evaluation
+    /// is spent one step further (default off).
+    pub pass_forced: bool,
 }
 
 impl Default for MctsConfig {
@@ -68,6 +73,7 @@ impl Default for MctsConfig {
             batch: 16,
             gumbel: None,
             free_chain_steps: false,
+            pass_forced: false,
         }
     }
 }
@@ -314,6 +320,11 @@ impl<G: Game> Mcts<G> {
                         let game = self.nodes[n as usize].game.clone().expect("materialised");
                         let mut legal = Vec::new();
                         game.legal_actions(&mut legal);
+                        if self.cfg.pass_forced && path.len() >= 2 && legal.len() == 1 {
+                            // Forced: nothing to choose, nothing to evaluate here.
+                            self.expand_uniform(n, &legal);
+                            continue;
+                        }
                         if self.cfg.free_chain_steps && path.len() >= 2 && !legal.is_empty() {
                             let parent = path[path.len() - 2];
                             let parent_mover = self.nodes[parent as usize]

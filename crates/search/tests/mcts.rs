@@ -346,3 +346,46 @@ fn without_visits_the_choice_is_the_priors() {
         assert_eq!(t.choose(temperature), Some(*legal.last().unwrap()));
     }
 }
+
+/// Counts evaluations of positions with one legal action.
+#[derive(Default)]
+struct ForcedCounting {
+    forced: usize,
+    all: usize,
+}
+
+impl Evaluator<Position> for ForcedCounting {
+    fn evaluate(
+        &mut self,
+        games: &[&Position],
+        legal: &[&[usize]],
+        priors: &mut [Vec<f32>],
+        wdl: &mut [[f32; 3]],
+    ) {
+        self.all += games.len();
+        self.forced += legal.iter().filter(|l| l.len() == 1).count();
+        UniformEvaluator::default().evaluate(games, legal, priors, wdl);
+    }
+}
+
+#[test]
+fn pass_forced_evaluates_no_position_with_one_legal_action() {
+    let start = pos("BB1B1/B1B2/BW1B1/5/WWBW1 w 0 4");
+    let run = |pass: bool| {
+        let cfg = MctsConfig {
+            pass_forced: pass,
+            ..MctsConfig::default()
+        };
+        let mut t = Mcts::new(start, cfg, 3);
+        let mut e = ForcedCounting::default();
+        t.run(&mut e, 400);
+        (e, t.visits(), t.choose(0.0))
+    };
+    let (plain, _, _) = run(false);
+    assert!(plain.forced > 0, "the position has forced steps to search");
+    let (pass, visits, best) = run(true);
+    assert_eq!(pass.forced, 0);
+    assert!(pass.all > 0 && pass.all <= plain.all);
+    assert!(visits >= 400, "the same simulations: {visits}");
+    assert!(best.is_some());
+}

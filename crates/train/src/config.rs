@@ -114,6 +114,9 @@ pub struct SelfPlayConfig {
     /// Search through chain steps without evaluating them: every evaluation at a turn
     /// boundary (`fanorona_search::MctsConfig::free_chain_steps`).
     pub free_chain_steps: bool,
+    /// Search through positions with a single legal action without evaluating them
+    /// (`fanorona_search::MctsConfig::pass_forced`).
+    pub pass_forced: bool,
 }
 
 /// `[train]`: optimisation.
@@ -330,6 +333,7 @@ impl Default for SelfPlayConfig {
             blend_depth: 0,
             blend_weight: 0.5,
             free_chain_steps: false,
+            pass_forced: false,
         }
     }
 }

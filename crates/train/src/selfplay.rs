@@ -128,6 +128,7 @@ fn mcts_config(cfg: &TrainConfig) -> MctsConfig {
             ..GumbelConfig::default()
         }),
         free_chain_steps: s.free_chain_steps,
+        pass_forced: s.pass_forced,
     }
 }
 
