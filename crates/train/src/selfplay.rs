@@ -137,8 +137,7 @@ impl<G: Encode> Slot<G> {
         let mut rng = SmallRng::seed_from_u64(seed);
         let resign_check = rng.random_range(0.0f32..1.0) < cfg.selfplay.resign_check_share;
         let turns = rng.random_range(0..=cfg.selfplay.opening_turns);
-        let (game, actions) = random_opening(start, turns, &mut rng);
-        let moves = actions_named(start, &actions);
+        let (game, actions, moves) = random_opening(start, turns, &mut rng);
         let mut s = Slot {
             tree: Mcts::new(game, mcts_config(cfg), seed),
             pending: Vec::new(),
@@ -176,11 +175,17 @@ impl<G: Encode> Slot<G> {
 }
 
 /// Plays `turns` uniformly random turns from `start` (every decision of a turn uniformly
-/// random, a capture chain included), returning the position and the actions. An
-/// opening that would end the game is dropped: the game starts at `start` instead.
-fn random_opening<G: Game>(start: &G, turns: u32, rng: &mut SmallRng) -> (G, Vec<u16>) {
+/// random, a capture chain included), returning the position, the actions and their
+/// names. An opening that would end the game is dropped: the game starts at `start`
+/// instead.
+fn random_opening<G: Game>(
+    start: &G,
+    turns: u32,
+    rng: &mut SmallRng,
+) -> (G, Vec<u16>, Vec<String>) {
     let mut game = start.clone();
     let mut actions = Vec::new();
+    let mut names = Vec::new();
     let mut legal = Vec::new();
     for _ in 0..turns {
         let mover = game.to_move();
@@ -190,27 +195,15 @@ fn random_opening<G: Game>(start: &G, turns: u32, rng: &mut SmallRng) -> (G, Vec
                 break;
             }
             let a = legal[rng.random_range(0..legal.len())];
+            names.push(game.action_name(a));
             game.apply(a);
             actions.push(a as u16);
         }
         if game.outcome().is_some() {
-            return (start.clone(), Vec::new());
+            return (start.clone(), Vec::new(), Vec::new());
         }
     }
-    (game, actions)
-}
-
-/// `actions` from `start` written for people.
-fn actions_named<G: Game>(start: &G, actions: &[u16]) -> Vec<String> {
-    let mut game = start.clone();
-    actions
-        .iter()
-        .map(|&a| {
-            let name = game.action_name(a as usize);
-            game.apply(a as usize);
-            name
-        })
-        .collect()
+    (game, actions, names)
 }
 
 thread_local! {
