@@ -48,6 +48,7 @@ pub enum EngineSpec {
         time: Option<Duration>,
         /// The search's settings: `gumbel=true` (Gumbel root search), `free_chains=true`
         /// (`MctsConfig::free_chain_steps`), `pass_forced=true` (`MctsConfig::pass_forced`),
+        /// `solver=true` (`MctsConfig::solver`),
         /// `c_puct=`, `fpu=` (`fpu_reduction`),
         /// `batch=` (leaves per network call); the rest as `MctsConfig::default()`.
         search: MctsConfig,
@@ -206,6 +207,9 @@ impl EngineSpec {
                             search.pass_forced =
                                 v.parse().map_err(|_| bad(k, v, "true or false"))?
                         }
+                        "solver" => {
+                            search.solver = v.parse().map_err(|_| bad(k, v, "true or false"))?
+                        }
                         "c_puct" => {
                             search.c_puct = v
                                 .parse()
@@ -245,7 +249,7 @@ impl EngineSpec {
                         }
                         _ => {
                             return Err(input_err(format!(
-                                "engine spec `{spec}`: unknown option `{k}` (mcts knows ckpt, sims, time, gumbel, seed, blend, blend_weight, free_chains, pass_forced, c_puct, fpu, batch)"
+                                "engine spec `{spec}`: unknown option `{k}` (mcts knows ckpt, sims, time, gumbel, seed, blend, blend_weight, free_chains, pass_forced, solver, c_puct, fpu, batch)"
                             )));
                         }
                     }
@@ -446,8 +450,10 @@ mod tests {
             }
         );
         assert!(matches!(
-            EngineSpec::parse("mcts:c_puct=1,fpu=0.5,batch=1,free_chains=true,pass_forced=true")
-                .unwrap(),
+            EngineSpec::parse(
+                "mcts:c_puct=1,fpu=0.5,batch=1,free_chains=true,pass_forced=true,solver=true"
+            )
+            .unwrap(),
             EngineSpec::Mcts {
                 search: MctsConfig {
                     c_puct: 1.0,
@@ -455,6 +461,7 @@ mod tests {
                     batch: 1,
                     free_chain_steps: true,
                     pass_forced: true,
+                    solver: true,
                     gumbel: None,
                     ..
                 },

@@ -61,6 +61,13 @@ pub struct MctsConfig {
     /// an evaluation of their own: their value is their only child's, so the evaluation
     /// is spent one step further (default off).
     pub pass_forced: bool,
+    /// MCTS-solver (Winands, Björnsson and Saito 2008): a position whose value is settled
+    /// by its children's exact values (one child wins for the player to move, or every
+    /// child is settled) becomes exact itself. Selection never enters a child proven lost
+    /// while another remains, a simulation that reaches a settled position backs its exact
+    /// value up without an evaluation, and the choice at the root takes a proven win and
+    /// avoids a proven loss whatever the visits say (default off).
+    pub solver: bool,
 }
 
 impl Default for MctsConfig {
@@ -74,6 +81,7 @@ impl Default for MctsConfig {
             gumbel: None,
             free_chain_steps: false,
             pass_forced: false,
+            solver: false,
         }
     }
 }
@@ -90,6 +98,11 @@ enum Kind {
     Terminal([f32; 3]),
 }
 
+/// Whether an exact absolute value is a win for `player`.
+fn wins(v: [f32; 3], player: Color) -> bool {
+    absolute(v, player)[0] >= 1.0
+}
+
 #[derive(Clone, Debug)]
 struct Node<G> {
     game: Option<G>,
@@ -102,6 +115,9 @@ struct Node<G> {
     first_child: u32,
     num_children: u32,
     kind: Kind,
+    /// With [`MctsConfig::solver`]: the exact absolute value of an expanded position,
+    /// once its children settle it.
+    proven: Option<[f32; 3]>,
 }
 
 impl<G> Node<G> {
@@ -116,6 +132,14 @@ impl<G> Node<G> {
             first_child: 0,
             num_children: 0,
             kind: Kind::Leaf,
+            proven: None,
+        }
+    }
+    /// The exact absolute value, if known: the game is over here or proven.
+    fn exact(&self) -> Option<[f32; 3]> {
+        match self.kind {
+            Kind::Terminal(v) => Some(v),
+            _ => self.proven,
         }
     }
     /// Mean value in [-1, 1] for `player` (virtual losses count against `player`).
@@ -238,13 +262,22 @@ impl<G: Game> Mcts<G> {
         for c in self.children(n) {
             let child = &self.nodes[c as usize];
             let seen = child.visits + child.virtual_loss;
-            let q = match child.kind {
-                Kind::Terminal(v) if seen == 0 => {
+            let q = match (self.cfg.solver, child.exact()) {
+                // A proven loss is never entered while the position is open (if every
+                // child were lost, the position would be proven and not selected from).
+                (true, Some(v)) if wins(v, player.other()) => continue,
+                (true, Some(v)) => {
                     let v = absolute(v, player);
                     v[0] - v[2]
                 }
-                _ if seen == 0 => fpu,
-                _ => child.q(player),
+                _ => match child.kind {
+                    Kind::Terminal(v) if seen == 0 => {
+                        let v = absolute(v, player);
+                        v[0] - v[2]
+                    }
+                    _ if seen == 0 => fpu,
+                    _ => child.q(player),
+                },
             };
             let u = self.cfg.c_puct * child.prior * sqrt_n / (1.0 + seen as f32);
             if q + u > best.0 {
@@ -283,6 +316,46 @@ impl<G: Game> Mcts<G> {
         }
     }
 
+    /// MCTS-solver: after a simulation ended in a finished game at the end of `path`,
+    /// settles the positions above it that the exact values of their children now decide,
+    /// from the bottom up, and stops at the first that stays open.
+    fn solve_up(&mut self, path: &[u32]) {
+        for &n in path.iter().rev().skip(1) {
+            let node = &self.nodes[n as usize];
+            if node.kind != Kind::Expanded || node.proven.is_some() {
+                return;
+            }
+            let player = node
+                .game
+                .as_ref()
+                .expect("expanded nodes have games")
+                .to_move();
+            let mut best: Option<(f32, [f32; 3])> = None;
+            let mut open = false;
+            for c in self.children(n) {
+                match self.nodes[c as usize].exact() {
+                    Some(v) if wins(v, player) => {
+                        best = Some((1.0, v));
+                        open = false;
+                        break;
+                    }
+                    Some(v) => {
+                        let w = absolute(v, player);
+                        let score = w[0] - w[2];
+                        if best.is_none_or(|(b, _)| score > b) {
+                            best = Some((score, v));
+                        }
+                    }
+                    None => open = true,
+                }
+            }
+            match best {
+                Some((_, v)) if !open => self.nodes[n as usize].proven = Some(v),
+                _ => return,
+            }
+        }
+    }
+
     fn next_root_child(&mut self) -> Option<u32> {
         let g = self.gumbel.as_mut()?;
         if g.queue.is_empty() {
@@ -305,10 +378,19 @@ impl<G: Game> Mcts<G> {
             path.push(n);
             let mut collided = false;
             loop {
+                if let Some(v) = self.nodes[n as usize].proven {
+                    // Settled by the solver: its exact value, no evaluation.
+                    self.backup(&path, v, false);
+                    done += 1;
+                    break;
+                }
                 match self.nodes[n as usize].kind {
                     Kind::Terminal(v) => {
                         // No virtual loss was applied on the way down.
                         self.backup(&path, v, false);
+                        if self.cfg.solver {
+                            self.solve_up(&path);
+                        }
                         done += 1;
                         break;
                     }
@@ -609,9 +691,28 @@ impl<G: Game> Mcts<G> {
     /// The action to play: with Gumbel the sequential-halving winner; otherwise the most
     /// visited (temperature 0) or one drawn with probability ∝ visits^(1/temperature).
     pub fn choose(&mut self, temperature: f32) -> Option<usize> {
-        let kids: Vec<u32> = self.children(self.root).collect();
+        let mut kids: Vec<u32> = self.children(self.root).collect();
         if kids.is_empty() {
             return None;
+        }
+        if self.cfg.solver {
+            // A proven win is played at once; a proven loss only when all are.
+            let player = self.root_game().to_move();
+            let exact = |c: &u32| self.nodes[*c as usize].exact();
+            if let Some(&c) = kids
+                .iter()
+                .find(|c| exact(c).is_some_and(|v| wins(v, player)))
+            {
+                return Some(self.nodes[c as usize].action as usize);
+            }
+            let open: Vec<u32> = kids
+                .iter()
+                .copied()
+                .filter(|c| !exact(c).is_some_and(|v| wins(v, player.other())))
+                .collect();
+            if !open.is_empty() {
+                kids = open;
+            }
         }
         if let (Some(gcfg), Some(st)) = (self.cfg.gumbel, &self.gumbel) {
             let first = self.nodes[self.root as usize].first_child;
@@ -661,6 +762,9 @@ impl<G: Game> Mcts<G> {
     /// WDL for the root player (from the simulations so far).
     pub fn value(&self) -> [f32; 3] {
         let root = &self.nodes[self.root as usize];
+        if let Some(v) = root.proven {
+            return absolute(v, self.root_game().to_move());
+        }
         let n = root.visits.max(1) as f32;
         let abs = root.wdl.map(|x| x / n);
         absolute(abs, self.root_game().to_move())
@@ -757,5 +861,171 @@ fn gamma(rng: &mut SmallRng, alpha: f64) -> f64 {
         if u.ln() < 0.5 * x * x + d - d * v + d * v.ln() {
             return d * v;
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::evaluator::UniformEvaluator;
+    use fanorona_rules::{Position, RuleOptions, Variant};
+
+    /// The exact value of `g` if a full-width step-level search of `depth` steps settles
+    /// it: a deliberately naive check of the solver's proofs.
+    fn solve(g: &Position, depth: u32) -> Option<[f32; 3]> {
+        if let Some(o) = g.outcome() {
+            return Some(outcome_abs(o));
+        }
+        if depth == 0 {
+            return None;
+        }
+        let player = g.to_move();
+        let mut legal = Vec::new();
+        g.legal_actions(&mut legal);
+        let mut best: Option<(f32, [f32; 3])> = None;
+        let mut open = false;
+        for a in legal {
+            let mut c = *g;
+            c.apply(a);
+            match solve(&c, depth - 1) {
+                Some(v) if wins(v, player) => return Some(v),
+                Some(v) => {
+                    let w = absolute(v, player);
+                    if best.is_none_or(|(b, _)| w[0] - w[2] > b) {
+                        best = Some((w[0] - w[2], v));
+                    }
+                }
+                None => open = true,
+            }
+        }
+        if open { None } else { best.map(|(_, v)| v) }
+    }
+
+    /// How many steps below `n` its proof reaches.
+    fn proof_height(t: &Mcts<Position>, n: u32) -> u32 {
+        let node = &t.nodes[n as usize];
+        if let Kind::Terminal(_) = node.kind {
+            return 0;
+        }
+        let player = node.game.as_ref().unwrap().to_move();
+        let v = node.proven.unwrap();
+        let kids = t.children(n);
+        if wins(v, player) {
+            1 + kids
+                .filter(|&c| t.nodes[c as usize].exact().is_some_and(|w| wins(w, player)))
+                .map(|c| proof_height(t, c))
+                .min()
+                .unwrap()
+        } else {
+            1 + kids.map(|c| proof_height(t, c)).max().unwrap()
+        }
+    }
+
+    /// Dimy positions a few random turns from the end of the game.
+    fn endgames(count: usize) -> Vec<Position> {
+        let mut rng = SmallRng::seed_from_u64(7);
+        let mut out = Vec::new();
+        let mut legal = Vec::new();
+        while out.len() < count {
+            let mut p = Position::start(Variant::Dimy, RuleOptions::default());
+            while p.outcome().is_none() {
+                p.legal_actions(&mut legal);
+                p.apply(legal[rng.random_range(0..legal.len())]);
+                let pieces = p.pieces(Color::White).count() + p.pieces(Color::Black).count();
+                if pieces <= 7 && p.outcome().is_none() && p.chain().is_none() {
+                    out.push(p);
+                    break;
+                }
+            }
+        }
+        out
+    }
+
+    #[test]
+    fn every_proof_of_the_solver_is_exact() {
+        let cfg = MctsConfig {
+            solver: true,
+            ..MctsConfig::default()
+        };
+        let (mut checked, mut wins_found, mut settled_roots) = (0, 0, 0);
+        for (i, p) in endgames(40).into_iter().enumerate() {
+            let mut t = Mcts::new(p, cfg, i as u64);
+            t.run(&mut UniformEvaluator::default(), 3000);
+            settled_roots += usize::from(t.nodes[0].proven.is_some());
+            for n in 0..t.nodes.len() as u32 {
+                let node = &t.nodes[n as usize];
+                let Some(v) = node.proven else { continue };
+                let h = proof_height(&t, n);
+                if h > 6 {
+                    continue;
+                }
+                let g = node.game.as_ref().unwrap();
+                assert_eq!(solve(g, h), Some(v), "proof of {} (height {h})", g.fen());
+                checked += 1;
+                wins_found += usize::from(v[1] == 0.0);
+            }
+        }
+        assert!(checked > 100, "{checked} proofs checked");
+        assert!(
+            wins_found > 0 && settled_roots > 0,
+            "{wins_found} {settled_roots}"
+        );
+    }
+
+    #[test]
+    fn a_proven_position_is_chosen_by_its_proof_and_not_evaluated_again() {
+        /// Counts the positions it is asked to evaluate.
+        struct Counting(usize);
+        impl Evaluator<Position> for Counting {
+            fn evaluate(
+                &mut self,
+                games: &[&Position],
+                legal: &[&[usize]],
+                priors: &mut [Vec<f32>],
+                wdl: &mut [[f32; 3]],
+            ) {
+                self.0 += games.len();
+                UniformEvaluator::default().evaluate(games, legal, priors, wdl);
+            }
+        }
+        let run = |root: Position, solver: bool| {
+            let cfg = MctsConfig {
+                solver,
+                ..MctsConfig::default()
+            };
+            let mut t = Mcts::new(root, cfg, 1);
+            let mut e = Counting(0);
+            t.run(&mut e, 2000);
+            let proven = t.nodes[t.root as usize].proven;
+            let first = e.0;
+            t.run(&mut e, 1000);
+            (e.0 - first, t.visits(), t.value(), t.choose(0.0), proven, t)
+        };
+        let (mut proven_roots, mut plain_goes_on) = (0, 0);
+        for p in endgames(40) {
+            let (more, visits, value, best, proven, t) = run(p, true);
+            let Some(v) = proven else {
+                continue;
+            };
+            proven_roots += 1;
+            assert!(visits >= 3000);
+            assert_eq!(value, absolute(v, p.to_move()), "the value is the proof's");
+            assert_eq!(more, 0, "a proven root needs no evaluation: {}", p.fen());
+            let best = best.unwrap();
+            let chosen = t
+                .children(t.root)
+                .find(|&c| t.nodes[c as usize].action as usize == best);
+            let w = t.nodes[chosen.unwrap() as usize].exact();
+            if wins(v, p.to_move()) {
+                assert_eq!(w, Some(v), "a proven win plays a winning step: {}", p.fen());
+            }
+            let (plain_more, ..) = run(p, false);
+            plain_goes_on += usize::from(plain_more > 0);
+        }
+        assert!(proven_roots >= 3, "{proven_roots} roots proven");
+        assert!(
+            plain_goes_on > 0,
+            "without the solver some of them are evaluated on"
+        );
     }
 }

@@ -117,6 +117,9 @@ pub struct SelfPlayConfig {
     /// Search through positions with a single legal action without evaluating them
     /// (`fanorona_search::MctsConfig::pass_forced`).
     pub pass_forced: bool,
+    /// MCTS-solver: positions settled by their children's exact values are not searched
+    /// again (`fanorona_search::MctsConfig::solver`).
+    pub solver: bool,
 }
 
 /// `[train]`: optimisation.
@@ -334,6 +337,7 @@ impl Default for SelfPlayConfig {
             blend_weight: 0.5,
             free_chain_steps: false,
             pass_forced: false,
+            solver: false,
         }
     }
 }
