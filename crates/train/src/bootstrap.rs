@@ -22,6 +22,12 @@
 //! deep and the target spreads over them by a softmax of their scores (that many
 //! hundredths of a piece per factor e): turns nearly as good as the engine's choice keep
 //! some probability, as a search's visit counts would, instead of none.
+//!
+//! With `bootstrap.sibling_values = K`, each of the engine's turns also yields up to K
+//! value-only samples: the positions after other turns it could have played (drawn at
+//! random), valued by the engine's score of them, so that the network learns what
+//! follows a blunder, which the engine's own games never show. They are searched by a
+//! second engine, so the games stay the ones played without them.
 
 use crate::config::BootstrapConfig;
 use crate::records::Sample;
@@ -86,12 +92,24 @@ pub fn teacher_chunks(
             .into_par_iter()
             .map_init(
                 || {
-                    AlphaBeta::new(AbConfig {
-                        hash_mb: 16,
-                        ..AbConfig::default()
-                    })
+                    let engine = || {
+                        AlphaBeta::new(AbConfig {
+                            hash_mb: 16,
+                            ..AbConfig::default()
+                        })
+                    };
+                    (engine(), (cfg.sibling_values > 0).then(engine))
                 },
-                |ab, i| teacher_game(ab, start, cfg, max_turns, game_seed(seed, i)),
+                |(ab, sibling_ab), i| {
+                    teacher_game(
+                        ab,
+                        sibling_ab.as_mut(),
+                        start,
+                        cfg,
+                        max_turns,
+                        game_seed(seed, i),
+                    )
+                },
             )
             .collect();
         let mut samples = Vec::new();
@@ -125,9 +143,11 @@ struct Decision {
     score: i32,
 }
 
-/// One game: its samples, its result and its length in turns.
+/// One game: its samples, its result and its length in turns. `sibling_ab` searches the
+/// positions of `cfg.sibling_values` (its own tables, so that the game is unchanged).
 fn teacher_game(
     ab: &mut AlphaBeta,
+    mut sibling_ab: Option<&mut AlphaBeta>,
     start: &Position,
     cfg: &BootstrapConfig,
     max_turns: u32,
@@ -143,6 +163,9 @@ fn teacher_game(
         ..Limits::default()
     };
     let mut pending: Vec<Decision> = Vec::new();
+    let mut siblings: Vec<Sample> = Vec::new();
+    // The siblings' own random stream, so that the games' is the same with or without.
+    let mut sibling_rng = SmallRng::seed_from_u64(seed ^ 0x5EB1_1265);
     let opening = rng.random_range(0..=cfg.opening_turns);
     let outcome = loop {
         if let Some(o) = game.outcome() {
@@ -157,6 +180,9 @@ fn teacher_game(
             // No turn: the rules' outcome says who won; reached only if they disagree.
             break pos.outcome().unwrap_or(Outcome::Draw);
         };
+        if let Some(sab) = sibling_ab.as_deref_mut() {
+            sibling_samples(sab, &mut game, best, cfg, &mut sibling_rng, &mut siblings);
+        }
         let weighted = turn_weights(ab, &mut game, best, cfg);
         // The engine's turn, step by step, as targets.
         let paths: Vec<(Vec<Action>, f32)> = weighted
@@ -216,8 +242,54 @@ fn teacher_game(
                 }
             },
         )
+        .chain(siblings)
         .collect();
     (samples, outcome, turns)
+}
+
+/// Up to `cfg.sibling_values` distinct turns other than `best`, drawn with `rng`, each as
+/// a value-only sample: the position after it (not a finished game), its value the
+/// engine's score of it searched one turn less deep than the teacher. `game` is as it
+/// was on return.
+fn sibling_samples(
+    ab: &mut AlphaBeta,
+    game: &mut History,
+    best: Turn,
+    cfg: &BootstrapConfig,
+    rng: &mut SmallRng,
+    out: &mut Vec<Sample>,
+) {
+    let pos = game.position();
+    let variant = pos.variant();
+    let mut others: Vec<Turn> = pos
+        .turns(TurnMode::Distinct)
+        .into_iter()
+        .filter(|t| t.key() != best.key())
+        .collect();
+    let limits = Limits {
+        depth: Some(cfg.depth.saturating_sub(1).max(1)),
+        ..Limits::default()
+    };
+    let scale = BlendConfig::default().scale;
+    for _ in 0..cfg.sibling_values {
+        if others.is_empty() {
+            break;
+        }
+        let turn = others.swap_remove(rng.random_range(0..others.len()));
+        game.play_unchecked(&turn);
+        if game.outcome().is_none() {
+            let after = game.position();
+            let mut planes = vec![0.0; num_planes(variant) * variant.points()];
+            after.encode(&mut planes);
+            let score = ab.search(game, &limits).score.clamp(-10_000, 10_000);
+            out.push(Sample {
+                planes,
+                policy: Vec::new(),
+                wdl: score_wdl(score, scale),
+            });
+        }
+        game.undo();
+    }
 }
 
 /// The turns a decision's policy targets spread over, with weights summing to 1: the
@@ -470,5 +542,54 @@ mod tests {
         assert!(s[0].policy.iter().any(|e| e.0 == h[0].policy[0].0));
         // Spread, not one-hot, somewhere in the game; one-hot everywhere without it.
         assert!(h.iter().all(|x| x.policy.len() == 1));
+    }
+
+    #[test]
+    fn sibling_values_add_value_only_samples_and_leave_the_games_alone() {
+        let start = Position::start(Variant::Dimy, RuleOptions::default());
+        let plain = BootstrapConfig {
+            games: 3,
+            depth: 3,
+            explore: 0.1,
+            opening_turns: 4,
+            ..BootstrapConfig::default()
+        };
+        let with = BootstrapConfig {
+            sibling_values: 2,
+            ..plain.clone()
+        };
+        let (p, ps) = teacher_samples(&start, &plain, 40, 5, &mut |_| {});
+        let (w, ws) = teacher_samples(&start, &with, 40, 5, &mut |_| {});
+        assert_eq!(ps, ws, "the same games");
+        let (games, extra): (Vec<&Sample>, Vec<&Sample>) =
+            w.iter().partition(|s| !s.policy.is_empty());
+        assert_eq!(games.len(), p.len());
+        assert!(
+            games
+                .iter()
+                .zip(&p)
+                .all(|(a, b)| a.planes == b.planes && a.wdl == b.wdl)
+        );
+        // Up to two a turn, fewer where a position has fewer other turns.
+        assert!(extra.len() as u64 > ws.turns / 2 && extra.len() as u64 <= 2 * ws.turns);
+        // Each is a position the engine values: no draw mass, a win probability.
+        for s in &extra {
+            assert_eq!(s.wdl[1], 0.0);
+            assert!((s.wdl[0] + s.wdl[2] - 1.0).abs() < 1e-6);
+        }
+        // Not the games' positions: positions the engine did not play into.
+        let played: std::collections::HashSet<Vec<u32>> = p
+            .iter()
+            .map(|s| s.planes.iter().map(|x| x.to_bits()).collect())
+            .collect();
+        let unseen = extra
+            .iter()
+            .filter(|s| !played.contains(&s.planes.iter().map(|x| x.to_bits()).collect::<Vec<_>>()))
+            .count();
+        assert!(
+            unseen * 2 > extra.len(),
+            "{unseen} of {} unseen",
+            extra.len()
+        );
     }
 }

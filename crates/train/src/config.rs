@@ -213,6 +213,13 @@ pub struct BootstrapConfig {
     /// scores, this many hundredths of a piece per factor e (each turn searched one turn
     /// less deep; costs a search per turn). 0: the engine's choice alone.
     pub soft_temperature: f32,
+    /// At each of the engine's turns, up to this many of the other distinct turns (drawn
+    /// at random) also become samples: the position after that turn, with no policy
+    /// target and the engine's score of it (searched one turn less deep) as the value
+    /// target. The engine's own games never show what follows a blunder, and a network
+    /// that has not seen it values a greedy chain that loses by force as a good one
+    /// (experiments/dimy20). 0: none (costs a search per such turn).
+    pub sibling_values: u32,
     /// Train while the engine plays: its games go to the trainer as they finish (32 at a
     /// time), on all cores but one, and the trainer owes `epochs` passes over the samples
     /// received so far. The steps and what each step draws from are the same whatever the
@@ -231,6 +238,7 @@ impl Default for BootstrapConfig {
             opening_turns: 0,
             score_weight: 0.0,
             soft_temperature: 0.0,
+            sibling_values: 0,
             overlap: true,
         }
     }
@@ -517,6 +525,9 @@ impl TrainConfig {
                 return bad(
                     "bootstrap.soft_temperature must be 0 (off) to 10000 hundredths of a piece",
                 );
+            }
+            if b.sibling_values > 64 {
+                return bad("bootstrap.sibling_values must be 0 (off) to 64 turns a decision");
             }
         }
         let t = &self.train;
