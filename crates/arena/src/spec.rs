@@ -57,6 +57,8 @@ pub enum EngineSpec {
         /// Leaf values mixed with a shallow alpha-beta search's (`blend=DEPTH`,
         /// `blend_weight=W`); `None`: the network alone.
         blend: Option<BlendConfig>,
+        /// Keep the tree from one turn to the next (`reuse=true`; `MctsPlayer::with_reuse`).
+        reuse: bool,
     },
 }
 
@@ -170,8 +172,10 @@ impl EngineSpec {
                 let mut seed = 0;
                 let mut blend_depth = None;
                 let mut blend_weight = None;
+                let mut reuse = false;
                 for (k, v) in pairs {
                     match k {
+                        "reuse" => reuse = v.parse().map_err(|_| bad(k, v, "true or false"))?,
                         "ckpt" => {
                             ckpt = match v {
                                 "none" => NetSource::Fresh,
@@ -249,7 +253,7 @@ impl EngineSpec {
                         }
                         _ => {
                             return Err(input_err(format!(
-                                "engine spec `{spec}`: unknown option `{k}` (mcts knows ckpt, sims, time, gumbel, seed, blend, blend_weight, free_chains, pass_forced, solver, c_puct, fpu, batch)"
+                                "engine spec `{spec}`: unknown option `{k}` (mcts knows ckpt, sims, time, gumbel, seed, blend, blend_weight, free_chains, pass_forced, solver, reuse, c_puct, fpu, batch)"
                             )));
                         }
                     }
@@ -280,6 +284,7 @@ impl EngineSpec {
                     search,
                     seed,
                     blend,
+                    reuse,
                 })
             }
             "random" => {
@@ -316,6 +321,7 @@ impl EngineSpec {
                 search,
                 seed,
                 blend,
+                reuse,
                 ..
             } => {
                 let eval = self.evaluator(variant, device)?;
@@ -324,7 +330,8 @@ impl EngineSpec {
                     sims: *sims,
                     time: *time,
                 };
-                let player = MctsPlayer::with_budget(eval, cfg, budget, name, *seed);
+                let player =
+                    MctsPlayer::with_budget(eval, cfg, budget, name, *seed).with_reuse(*reuse);
                 Box::new(match blend {
                     Some(b) => player.with_blend(*b),
                     None => player,
@@ -447,8 +454,14 @@ mod tests {
                 search: MctsConfig::default(),
                 seed: 0,
                 blend: None,
+                reuse: false,
             }
         );
+        assert!(matches!(
+            EngineSpec::parse("mcts:reuse=true").unwrap(),
+            EngineSpec::Mcts { reuse: true, .. }
+        ));
+        assert!(EngineSpec::parse("mcts:reuse=yes").is_err());
         assert!(matches!(
             EngineSpec::parse(
                 "mcts:c_puct=1,fpu=0.5,batch=1,free_chains=true,pass_forced=true,solver=true"

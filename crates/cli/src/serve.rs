@@ -357,6 +357,7 @@ fn capped(spec: EngineSpec, cap: Duration) -> EngineSpec {
             search,
             seed,
             blend,
+            reuse,
         } => {
             let gumbel = search.gumbel.is_some();
             EngineSpec::Mcts {
@@ -370,6 +371,7 @@ fn capped(spec: EngineSpec, cap: Duration) -> EngineSpec {
                 search,
                 seed,
                 blend,
+                reuse,
             }
         }
         other => other,

@@ -1,7 +1,7 @@
 //! The network + MCTS player: whole turns chosen one step at a time.
 
 use crate::evaluator::NetEvaluator;
-use fanorona_rules::game::action_from_index;
+use fanorona_rules::game::{action_from_index, action_index};
 use fanorona_rules::{Game, History, Position};
 use fanorona_search::{AbBlend, BlendConfig, Choice, Mcts, MctsConfig, Player, SearchResult};
 use std::time::{Duration, Instant};
@@ -29,7 +29,8 @@ const TIMED_CHUNK: u32 = 16;
 const MIN_SIMS: u32 = 8;
 
 /// Plays Fanorona turns with MCTS guided by the network: every step of a turn (and the
-/// choice to end a chain) is a search; the tree is reused between the steps of one turn.
+/// choice to end a chain) is a search; the tree is reused between the steps of one turn,
+/// and with [`MctsPlayer::with_reuse`] from one turn to the next.
 #[derive(Debug)]
 pub struct MctsPlayer {
     /// The network, with its values mixed with alpha-beta's when [`MctsPlayer::with_blend`]
@@ -39,6 +40,10 @@ pub struct MctsPlayer {
     budget: MctsBudget,
     name: String,
     seed: u64,
+    /// Keep the tree from one turn to the next (the subtree of the opponent's reply).
+    reuse: bool,
+    /// The tree after this player's last turn, when `reuse`.
+    tree: Option<Mcts<Position>>,
 }
 
 impl MctsPlayer {
@@ -73,7 +78,17 @@ impl MctsPlayer {
             budget,
             name: name.into(),
             seed,
+            reuse: false,
+            tree: None,
         }
+    }
+
+    /// The same player keeping its tree from one turn to the next: the subtree of the
+    /// opponent's reply becomes the next search's root, with its visits, as AlphaZero and
+    /// KataGo reuse it; the simulations of a decision are added to those (default off).
+    pub fn with_reuse(mut self, reuse: bool) -> MctsPlayer {
+        self.reuse = reuse;
+        self
     }
 
     /// The same player with its leaf values mixed with a shallow alpha-beta search's
@@ -86,8 +101,30 @@ impl MctsPlayer {
     /// The actions of one turn chosen by search from `pos`, and the tree's root value for
     /// the first decision (WDL for the side to move).
     pub fn choose_actions(&mut self, pos: &Position) -> (Vec<usize>, [f32; 3]) {
-        let (a, v, _) = self.search_turn(pos);
+        self.seed = self.seed.wrapping_add(1);
+        let tree = Mcts::new(*pos, self.cfg, self.seed);
+        let (a, v, _, _) = self.search_turn(tree);
         (a, v)
+    }
+
+    /// The tree to search `game`'s position with: the kept one, moved on through the
+    /// opponent's last turn, when it leads there; else a new one.
+    fn tree_for(&mut self, game: &History) -> Mcts<Position> {
+        let pos = *game.position();
+        self.seed = self.seed.wrapping_add(1);
+        if let (Some(mut tree), Some(turn)) = (self.tree.take(), game.turns().last()) {
+            let before = game.position_at(game.turns().len() - 1);
+            if tree.root_game() == before {
+                let n = pos.variant().points();
+                for a in before.turn_actions(turn) {
+                    tree.advance(action_index(n, a));
+                }
+                if *tree.root_game() == pos {
+                    return tree;
+                }
+            }
+        }
+        Mcts::new(pos, self.cfg, self.seed)
     }
 
     /// Searches one decision: `sims` simulations, or with a time budget until `deadline`
@@ -113,11 +150,14 @@ impl MctsPlayer {
         }
     }
 
-    /// As [`MctsPlayer::choose_actions`], with the number of simulations run.
-    fn search_turn(&mut self, pos: &Position) -> (Vec<usize>, [f32; 3], u64) {
+    /// Searches one turn from `tree`'s root: its actions, the root value of the first
+    /// decision, the simulations run, and the tree after the turn.
+    fn search_turn(
+        &mut self,
+        mut tree: Mcts<Position>,
+    ) -> (Vec<usize>, [f32; 3], u64, Mcts<Position>) {
+        let pos = *tree.root_game();
         let mut sims = 0u64;
-        self.seed = self.seed.wrapping_add(1);
-        let mut tree = Mcts::new(*pos, self.cfg, self.seed);
         let mut actions = Vec::new();
         let mut value = [0.0, 1.0, 0.0];
         let side = pos.to_move();
@@ -149,7 +189,7 @@ impl MctsPlayer {
                 break;
             }
         }
-        (actions, value, sims)
+        (actions, value, sims, tree)
     }
 }
 
@@ -160,7 +200,16 @@ impl Player for MctsPlayer {
     fn choose(&mut self, game: &History) -> Choice {
         let pos = *game.position();
         let start = Instant::now();
-        let (actions, value, sims) = self.search_turn(&pos);
+        let tree = if self.reuse {
+            self.tree_for(game)
+        } else {
+            self.seed = self.seed.wrapping_add(1);
+            Mcts::new(pos, self.cfg, self.seed)
+        };
+        let (actions, value, sims, tree) = self.search_turn(tree);
+        if self.reuse {
+            self.tree = Some(tree);
+        }
         // The turn these step actions play (an early end of a chain included).
         let n = pos.variant().points();
         let steps: Option<Vec<_>> = actions.iter().map(|&i| action_from_index(n, i)).collect();
@@ -179,5 +228,82 @@ impl Player for MctsPlayer {
             turn,
             search: Some(search),
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::NetConfig;
+    use burn::prelude::*;
+    use fanorona_rules::{RuleOptions, TurnMode, Variant};
+
+    fn player(reuse: bool) -> MctsPlayer {
+        let device = Device::flex();
+        let cfg = NetConfig::for_variant(Variant::Dimy)
+            .with_blocks(1)
+            .with_channels(8);
+        let e = NetEvaluator::new(cfg.init(&device).valid(), device, Variant::Dimy, false, 1);
+        MctsPlayer::new(e, MctsConfig::default(), 64, "mcts", 1).with_reuse(reuse)
+    }
+
+    #[test]
+    fn reuse_keeps_the_subtree_of_the_opponents_reply() {
+        let mut p = player(true);
+        let mut game = History::new(Position::start(Variant::Dimy, RuleOptions::default()));
+        for _ in 0..6 {
+            let turn = p.choose(&game).turn.expect("a legal turn");
+            assert!(game.position().turns(TurnMode::Paths).contains(&turn));
+            game.play_unchecked(&turn);
+            let kept = p.tree.as_ref().expect("the tree is kept");
+            assert_eq!(
+                kept.root_game(),
+                game.position(),
+                "kept at the position after the turn"
+            );
+            if game.outcome().is_some() {
+                return;
+            }
+            // The opponent's reply: the most likely one is in the kept tree with visits.
+            let reply = game.position().turns(TurnMode::Distinct)[0];
+            game.play_unchecked(&reply);
+            let tree = p.tree_for(&game);
+            assert_eq!(tree.root_game(), game.position());
+            p.tree = Some(tree);
+        }
+        // A position the kept tree does not lead to gets a fresh tree.
+        let other = History::new(Position::start(Variant::Dimy, RuleOptions::default()));
+        assert_eq!(p.tree_for(&other).visits(), 0);
+        // Without reuse nothing is kept.
+        let mut q = player(false);
+        q.choose(&other);
+        assert!(q.tree.is_none());
+    }
+
+    #[test]
+    fn a_reused_search_starts_with_the_replys_visits() {
+        let mut p = player(true);
+        let mut game = History::new(Position::start(Variant::Dimy, RuleOptions::default()));
+        let turn = p.choose(&game).turn.unwrap();
+        game.play_unchecked(&turn);
+        // Reply with the kept tree's own favourite: its subtree has visits.
+        let kept = p.tree.as_ref().unwrap();
+        let pos = *game.position();
+        let mut best = None;
+        for t in pos.turns(TurnMode::Distinct) {
+            let mut after = game.clone();
+            after.play_unchecked(&t);
+            let mut probe = kept.clone();
+            for a in pos.turn_actions(&t) {
+                probe.advance(action_index(pos.variant().points(), a));
+            }
+            if best.is_none_or(|(v, _)| probe.visits() > v) {
+                best = Some((probe.visits(), t));
+            }
+        }
+        let (visits, reply) = best.unwrap();
+        assert!(visits > 0);
+        game.play_unchecked(&reply);
+        assert_eq!(p.tree_for(&game).visits(), visits);
     }
 }
