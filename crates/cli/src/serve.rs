@@ -426,6 +426,7 @@ async fn net(Query(q): Params) -> ApiResult {
             search: Default::default(),
             seed: 0,
             blend: None,
+            reuse: false,
         };
         fn evaluate<G: fanorona_sim::Encode>(
             g: &G,

@@ -183,6 +183,7 @@ pub fn oracle(a: OracleArgs) -> Result<()> {
         search: Default::default(),
         seed: 0,
         blend: None,
+        reuse: false,
     };
     // Fail early, with the checkpoint's own error, if it is not a telo network.
     let mut eval = crate::engine::evaluator(&spec, Variant::Telo)?;
