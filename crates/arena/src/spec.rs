@@ -2,7 +2,9 @@
 //! `random:seed=3`, `mcts:ckpt=DIR,sims=400` (`ckpt=none`: a fresh network; no `ckpt`:
 //! the release network of the variant), `mcts:ckpt=DIR,time=200ms` (a time per turn, as
 //! `ab:time=`), `mcts:ckpt=DIR,sims=400,blend=1` (leaf values half the network's, half
-//! a 1-turn alpha-beta search's; `blend_weight=W` sets the search's share). One parser,
+//! a 1-turn alpha-beta search's; `blend_weight=W` sets the search's share),
+//! `mcts:guard=4` (only turns a 4-turn alpha-beta search scores within `guard_margin=`
+//! hundredths of a piece of the best, default 50). One parser,
 //! used by the arena and by every command that names an engine.
 
 /// A spec that cannot be used, with the reason (naming the spec).
@@ -20,7 +22,9 @@ use fanorona_nn::burn::module::Module;
 use fanorona_nn::burn::prelude::Device;
 use fanorona_nn::{MctsBudget, MctsPlayer, NetConfig, NetEvaluator, checkpoint};
 use fanorona_rules::Variant;
-use fanorona_search::{AbConfig, AbPlayer, BlendConfig, Limits, MctsConfig, Player, RandomPlayer};
+use fanorona_search::{
+    AbConfig, AbPlayer, BlendConfig, GuardConfig, Limits, MctsConfig, Player, RandomPlayer,
+};
 use std::time::Duration;
 
 /// A parsed engine spec.
@@ -59,6 +63,9 @@ pub enum EngineSpec {
         blend: Option<BlendConfig>,
         /// Keep the tree from one turn to the next (`reuse=true`; `MctsPlayer::with_reuse`).
         reuse: bool,
+        /// Choose only among the turns an alpha-beta search finds sound (`guard=DEPTH`,
+        /// `guard_margin=M`; `MctsPlayer::with_guard`); `None`: every legal turn.
+        guard: Option<GuardConfig>,
     },
 }
 
@@ -173,6 +180,8 @@ impl EngineSpec {
                 let mut blend_depth = None;
                 let mut blend_weight = None;
                 let mut reuse = false;
+                let mut guard_depth = None;
+                let mut guard_margin = None;
                 for (k, v) in pairs {
                     match k {
                         "reuse" => reuse = v.parse().map_err(|_| bad(k, v, "true or false"))?,
@@ -243,6 +252,24 @@ impl EngineSpec {
                                     .ok_or_else(|| bad(k, v, "an alpha-beta depth of 1 to 8"))?,
                             )
                         }
+                        "guard" => {
+                            guard_depth = Some(
+                                v.parse()
+                                    .ok()
+                                    .filter(|d| (2..=12).contains(d))
+                                    .ok_or_else(|| bad(k, v, "an alpha-beta depth of 2 to 12"))?,
+                            )
+                        }
+                        "guard_margin" => {
+                            guard_margin = Some(
+                                v.parse()
+                                    .ok()
+                                    .filter(|m| (0..=100_000).contains(m))
+                                    .ok_or_else(|| {
+                                        bad(k, v, "hundredths of a piece, 0 to 100000")
+                                    })?,
+                            )
+                        }
                         "blend_weight" => {
                             blend_weight = Some(
                                 v.parse()
@@ -253,7 +280,7 @@ impl EngineSpec {
                         }
                         _ => {
                             return Err(input_err(format!(
-                                "engine spec `{spec}`: unknown option `{k}` (mcts knows ckpt, sims, time, gumbel, seed, blend, blend_weight, free_chains, pass_forced, solver, reuse, c_puct, fpu, batch)"
+                                "engine spec `{spec}`: unknown option `{k}` (mcts knows ckpt, sims, time, gumbel, seed, blend, blend_weight, guard, guard_margin, free_chains, pass_forced, solver, reuse, c_puct, fpu, batch)"
                             )));
                         }
                     }
@@ -271,6 +298,18 @@ impl EngineSpec {
                         ..BlendConfig::default()
                     }),
                 };
+                let guard = match (guard_depth, guard_margin) {
+                    (None, None) => None,
+                    (None, Some(_)) => {
+                        return Err(input_err(format!(
+                            "engine spec `{spec}`: guard_margin needs guard=DEPTH"
+                        )));
+                    }
+                    (Some(depth), m) => Some(GuardConfig {
+                        depth,
+                        margin: m.unwrap_or(GuardConfig::default().margin),
+                    }),
+                };
                 if search.gumbel.is_some() && time.is_some() {
                     return Err(input_err(format!(
                         "engine spec `{spec}`: gumbel plans its simulations in advance and needs sims=N, not time="
@@ -285,6 +324,7 @@ impl EngineSpec {
                     seed,
                     blend,
                     reuse,
+                    guard,
                 })
             }
             "random" => {
@@ -322,6 +362,7 @@ impl EngineSpec {
                 seed,
                 blend,
                 reuse,
+                guard,
                 ..
             } => {
                 let eval = self.evaluator(variant, device)?;
@@ -330,8 +371,9 @@ impl EngineSpec {
                     sims: *sims,
                     time: *time,
                 };
-                let player =
-                    MctsPlayer::with_budget(eval, cfg, budget, name, *seed).with_reuse(*reuse);
+                let player = MctsPlayer::with_budget(eval, cfg, budget, name, *seed)
+                    .with_reuse(*reuse)
+                    .with_guard(*guard);
                 Box::new(match blend {
                     Some(b) => player.with_blend(*b),
                     None => player,
@@ -455,6 +497,7 @@ mod tests {
                 seed: 0,
                 blend: None,
                 reuse: false,
+                guard: None,
             }
         );
         assert!(matches!(
@@ -462,6 +505,35 @@ mod tests {
             EngineSpec::Mcts { reuse: true, .. }
         ));
         assert!(EngineSpec::parse("mcts:reuse=yes").is_err());
+        assert!(matches!(
+            EngineSpec::parse("mcts:guard=4").unwrap(),
+            EngineSpec::Mcts {
+                guard: Some(GuardConfig {
+                    depth: 4,
+                    margin: 50
+                }),
+                ..
+            }
+        ));
+        assert!(matches!(
+            EngineSpec::parse("mcts:guard=3,guard_margin=0").unwrap(),
+            EngineSpec::Mcts {
+                guard: Some(GuardConfig {
+                    depth: 3,
+                    margin: 0
+                }),
+                ..
+            }
+        ));
+        for bad in [
+            "mcts:guard=1",
+            "mcts:guard=x",
+            "mcts:guard_margin=10",
+            "mcts:guard=4,guard_margin=-1",
+        ] {
+            let e = EngineSpec::parse(bad).unwrap_err().to_string();
+            assert!(e.contains(bad), "{e}");
+        }
         assert!(matches!(
             EngineSpec::parse(
                 "mcts:c_puct=1,fpu=0.5,batch=1,free_chains=true,pass_forced=true,solver=true"

@@ -358,6 +358,7 @@ fn capped(spec: EngineSpec, cap: Duration) -> EngineSpec {
             seed,
             blend,
             reuse,
+            guard,
         } => {
             let gumbel = search.gumbel.is_some();
             EngineSpec::Mcts {
@@ -372,6 +373,7 @@ fn capped(spec: EngineSpec, cap: Duration) -> EngineSpec {
                 seed,
                 blend,
                 reuse,
+                guard,
             }
         }
         other => other,
@@ -427,6 +429,7 @@ async fn net(Query(q): Params) -> ApiResult {
             seed: 0,
             blend: None,
             reuse: false,
+            guard: None,
         };
         fn evaluate<G: fanorona_sim::Encode>(
             g: &G,

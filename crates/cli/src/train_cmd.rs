@@ -184,6 +184,7 @@ pub fn oracle(a: OracleArgs) -> Result<()> {
         seed: 0,
         blend: None,
         reuse: false,
+        guard: None,
     };
     // Fail early, with the checkpoint's own error, if it is not a telo network.
     let mut eval = crate::engine::evaluator(&spec, Variant::Telo)?;

@@ -3,7 +3,10 @@
 use crate::evaluator::NetEvaluator;
 use fanorona_rules::game::{action_from_index, action_index};
 use fanorona_rules::{Game, History, Position};
-use fanorona_search::{AbBlend, BlendConfig, Choice, Mcts, MctsConfig, Player, SearchResult};
+use fanorona_search::{
+    AbBlend, BlendConfig, Choice, GuardConfig, Mcts, MctsConfig, Player, SearchResult, TurnGuard,
+    next_actions,
+};
 use std::time::{Duration, Instant};
 
 /// How much a [`MctsPlayer`] searches.
@@ -44,6 +47,9 @@ pub struct MctsPlayer {
     reuse: bool,
     /// The tree after this player's last turn, when `reuse`.
     tree: Option<Mcts<Position>>,
+    /// With [`MctsPlayer::with_guard`]: the search chooses among the turns a shallow
+    /// alpha-beta search finds sound.
+    guard: Option<TurnGuard>,
 }
 
 impl MctsPlayer {
@@ -80,7 +86,17 @@ impl MctsPlayer {
             seed,
             reuse: false,
             tree: None,
+            guard: None,
         }
+    }
+
+    /// The same player choosing only among the turns that an alpha-beta search of
+    /// `guard.depth` turns scores within `guard.margin` of the best (see [`TurnGuard`]):
+    /// the network decides between sound turns, the search keeps it from tactical
+    /// blunders (default off).
+    pub fn with_guard(mut self, guard: Option<GuardConfig>) -> MctsPlayer {
+        self.guard = guard.map(TurnGuard::new);
+        self
     }
 
     /// The same player keeping its tree from one turn to the next: the subtree of the
@@ -103,7 +119,11 @@ impl MctsPlayer {
     pub fn choose_actions(&mut self, pos: &Position) -> (Vec<usize>, [f32; 3]) {
         self.seed = self.seed.wrapping_add(1);
         let tree = Mcts::new(*pos, self.cfg, self.seed);
-        let (a, v, _, _) = self.search_turn(tree);
+        let sound = self
+            .guard
+            .as_mut()
+            .map(|g| g.sound_turns(&History::new(*pos)));
+        let (a, v, _, _) = self.search_turn(tree, sound.as_deref());
         (a, v)
     }
 
@@ -150,11 +170,13 @@ impl MctsPlayer {
         }
     }
 
-    /// Searches one turn from `tree`'s root: its actions, the root value of the first
-    /// decision, the simulations run, and the tree after the turn.
+    /// Searches one turn from `tree`'s root, along one of `sound` (the guard's turns as
+    /// action indices) when given: its actions, the root value of the first decision, the
+    /// simulations run, and the tree after the turn.
     fn search_turn(
         &mut self,
         mut tree: Mcts<Position>,
+        sound: Option<&[Vec<usize>]>,
     ) -> (Vec<usize>, [f32; 3], u64, Mcts<Position>) {
         let pos = *tree.root_game();
         let mut sims = 0u64;
@@ -175,6 +197,9 @@ impl MctsPlayer {
                     end
                 }
             });
+            if let Some(turns) = sound {
+                tree.restrict_root(&next_actions(turns, &actions));
+            }
             let before = tree.visits();
             self.search_decision(&mut tree, deadline);
             sims += (tree.visits() - before) as u64;
@@ -197,6 +222,11 @@ impl Player for MctsPlayer {
     fn name(&self) -> String {
         self.name.clone()
     }
+    fn new_game(&mut self) {
+        if let Some(g) = &mut self.guard {
+            g.new_game();
+        }
+    }
     fn choose(&mut self, game: &History) -> Choice {
         let pos = *game.position();
         let start = Instant::now();
@@ -206,7 +236,8 @@ impl Player for MctsPlayer {
             self.seed = self.seed.wrapping_add(1);
             Mcts::new(pos, self.cfg, self.seed)
         };
-        let (actions, value, sims, tree) = self.search_turn(tree);
+        let sound = self.guard.as_mut().map(|g| g.sound_turns(game));
+        let (actions, value, sims, tree) = self.search_turn(tree, sound.as_deref());
         if self.reuse {
             self.tree = Some(tree);
         }
@@ -245,6 +276,39 @@ mod tests {
             .with_channels(8);
         let e = NetEvaluator::new(cfg.init(&device).valid(), device, Variant::Dimy, false, 1);
         MctsPlayer::new(e, MctsConfig::default(), 64, "mcts", 1).with_reuse(reuse)
+    }
+
+    #[test]
+    fn a_guarded_player_plays_only_sound_turns() {
+        // A sharp position: some of White's captures lose material by force.
+        let pos = Position::from_fen("BBBB1/B1B2/BW1B1/WBW2/WWWW1 w 0 4", RuleOptions::default())
+            .unwrap();
+        let game = History::new(pos);
+        let guard = GuardConfig {
+            depth: 4,
+            margin: 0,
+        };
+        let scored = TurnGuard::new(guard).score_turns(&game);
+        let best = scored.iter().map(|s| s.1).max().unwrap();
+        assert!(
+            scored.iter().any(|s| s.1 < best),
+            "the position has unsound turns"
+        );
+        let n = pos.variant().points();
+        for seed in 0..4 {
+            let mut p = player(false).with_guard(Some(guard));
+            p.seed = seed;
+            let turn = p.choose(&game).turn.expect("a legal turn");
+            let actions: Vec<usize> = pos
+                .turn_actions(&turn)
+                .into_iter()
+                .map(|a| action_index(n, a))
+                .collect();
+            let s = scored.iter().find(|(a, _)| *a == actions).unwrap().1;
+            assert_eq!(s, best, "seed {seed}: {turn:?} scores {s}, the best {best}");
+            let (a, _) = p.choose_actions(&pos);
+            assert!(scored.iter().any(|(t, s)| *t == a && *s == best));
+        }
     }
 
     #[test]

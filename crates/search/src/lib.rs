@@ -5,7 +5,8 @@
 //! - [`Mcts`]: Monte Carlo tree search over the step-level [`fanorona_rules::Game`],
 //!   guided by any batched [`Evaluator`] (a network lives in `fanorona-nn`; the uniform
 //!   and rollout evaluators here let the search be tested without one); [`AbBlend`]
-//!   mixes an evaluator's values with a shallow alpha-beta search's.
+//!   mixes an evaluator's values with a shallow alpha-beta search's, and [`TurnGuard`]
+//!   keeps a search to the turns a shallow alpha-beta search finds sound.
 //! - [`book`]: opening books of balanced positions, made by random turns and judged by
 //!   alpha-beta.
 //! - [`Player`]: one interface for every kind of player (engines, random, networks
@@ -18,6 +19,7 @@ mod blend;
 pub mod book;
 mod eval;
 mod evaluator;
+mod guard;
 mod mcts;
 mod player;
 mod tt;
@@ -26,5 +28,6 @@ pub use ab::{AbConfig, AlphaBeta, Limits, MATE, MATE_BOUND, SearchResult};
 pub use blend::{AbBlend, BlendConfig, score_wdl};
 pub use eval::{EvalWeights, evaluate};
 pub use evaluator::{Evaluator, RolloutEvaluator, UniformEvaluator, wdl_index};
+pub use guard::{GuardConfig, TurnGuard, next_actions};
 pub use mcts::{GumbelConfig, Leaf, Mcts, MctsConfig};
 pub use player::{AbPlayer, Choice, GameError, PlayedGame, Player, RandomPlayer, play_game};

@@ -199,6 +199,8 @@ pub struct Mcts<G> {
     noised: bool,
     gumbel: Option<GumbelState>,
     path: Vec<u32>,
+    /// With [`Mcts::restrict_root`]: the only root actions searched and chosen.
+    root_allowed: Option<Vec<usize>>,
 }
 
 impl<G: Game> Mcts<G> {
@@ -214,6 +216,7 @@ impl<G: Game> Mcts<G> {
             noised: false,
             gumbel: None,
             path: Vec::with_capacity(64),
+            root_allowed: None,
         }
     }
 
@@ -241,6 +244,29 @@ impl<G: Game> Mcts<G> {
         self.nodes.len() <= 1
     }
 
+    /// Searches and chooses only among `actions` at the current root (a guard's sound
+    /// turns, say) until the root moves on with [`Mcts::advance`]; visits the other
+    /// children already have stay, and count in the root's value. Actions that are not
+    /// legal here are ignored; if none is, the restriction is dropped.
+    pub fn restrict_root(&mut self, actions: &[usize]) {
+        let mut legal = Vec::new();
+        self.root_game().legal_actions(&mut legal);
+        let allowed: Vec<usize> = actions
+            .iter()
+            .copied()
+            .filter(|a| legal.contains(a))
+            .collect();
+        self.root_allowed = (!allowed.is_empty()).then_some(allowed);
+    }
+
+    /// Whether child `c` of node `n` may be searched and chosen.
+    fn allowed(&self, n: u32, c: u32) -> bool {
+        match &self.root_allowed {
+            Some(a) if n == self.root => a.contains(&(self.nodes[c as usize].action as usize)),
+            _ => true,
+        }
+    }
+
     fn children(&self, n: u32) -> std::ops::Range<u32> {
         let node = &self.nodes[n as usize];
         node.first_child..node.first_child + node.num_children
@@ -260,6 +286,9 @@ impl<G: Game> Mcts<G> {
         let sqrt_n = parent_n.sqrt();
         let mut best = (f32::NEG_INFINITY, node.first_child);
         for c in self.children(n) {
+            if !self.allowed(n, c) {
+                continue;
+            }
             let child = &self.nodes[c as usize];
             let seen = child.visits + child.virtual_loss;
             let q = match (self.cfg.solver, child.exact()) {
@@ -526,7 +555,9 @@ impl<G: Game> Mcts<G> {
                 -(-u.ln()).ln() + self.nodes[c as usize].prior.max(1e-12).ln()
             })
             .collect();
-        let mut order: Vec<u32> = (0..kids.len() as u32).collect();
+        let mut order: Vec<u32> = (0..kids.len() as u32)
+            .filter(|&i| self.allowed(self.root, kids[i as usize]))
+            .collect();
         order.sort_by(|&a, &b| score[b as usize].total_cmp(&score[a as usize]));
         let m = gcfg.max_actions.min(kids.len()).max(1);
         order.truncate(m);
@@ -691,7 +722,13 @@ impl<G: Game> Mcts<G> {
     /// The action to play: with Gumbel the sequential-halving winner; otherwise the most
     /// visited (temperature 0) or one drawn with probability ∝ visits^(1/temperature).
     pub fn choose(&mut self, temperature: f32) -> Option<usize> {
-        let mut kids: Vec<u32> = self.children(self.root).collect();
+        let mut kids: Vec<u32> = self
+            .children(self.root)
+            .filter(|&c| self.allowed(self.root, c))
+            .collect();
+        if kids.is_empty() {
+            kids = self.children(self.root).collect();
+        }
         if kids.is_empty() {
             return None;
         }
@@ -817,6 +854,7 @@ impl<G: Game> Mcts<G> {
         self.root = 0;
         self.noised = false;
         self.gumbel = None;
+        self.root_allowed = None;
         if self.nodes[0].kind == Kind::Expanded {
             self.start_root();
         }
@@ -939,6 +977,49 @@ mod tests {
             }
         }
         out
+    }
+
+    #[test]
+    fn a_restricted_root_searches_and_chooses_only_the_allowed_actions() {
+        let pos = Position::start(Variant::Tsivy, RuleOptions::default());
+        let mut legal = Vec::new();
+        pos.legal_actions(&mut legal);
+        assert!(legal.len() > 2);
+        let cfgs = [
+            MctsConfig::default(),
+            MctsConfig {
+                gumbel: Some(GumbelConfig::default()),
+                ..MctsConfig::default()
+            },
+        ];
+        for cfg in cfgs {
+            let allowed = [legal[legal.len() - 1], legal[1]];
+            let mut t = Mcts::new(pos, cfg, 7);
+            // Not legal here: ignored.
+            t.restrict_root(&[allowed[0], allowed[1], 100_000]);
+            t.run(&mut UniformEvaluator::default(), 200);
+            for (a, visits, _, _) in t.root_children() {
+                assert!(
+                    allowed.contains(&a) || visits == 0,
+                    "{a} has {visits} visits"
+                );
+            }
+            let c = t.choose(0.0).unwrap();
+            assert!(allowed.contains(&c));
+            // After the root moves on, the restriction is gone.
+            t.advance(c);
+            t.run(&mut UniformEvaluator::default(), 200);
+            let visited = t.root_children().iter().filter(|c| c.1 > 0).count();
+            assert!(visited > 2 || t.root_children().len() <= 2);
+        }
+        // Nothing legal in the list: no restriction.
+        let mut t = Mcts::new(pos, MctsConfig::default(), 7);
+        t.restrict_root(&[100_000]);
+        t.run(&mut UniformEvaluator::default(), 200);
+        assert_eq!(
+            t.root_children().iter().filter(|c| c.1 > 0).count(),
+            legal.len()
+        );
     }
 
     #[test]
