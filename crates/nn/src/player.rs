@@ -118,12 +118,13 @@ impl MctsPlayer {
     /// the first decision (WDL for the side to move).
     pub fn choose_actions(&mut self, pos: &Position) -> (Vec<usize>, [f32; 3]) {
         self.seed = self.seed.wrapping_add(1);
+        let start = Instant::now();
         let tree = Mcts::new(*pos, self.cfg, self.seed);
         let sound = self
             .guard
             .as_mut()
             .map(|g| g.sound_turns(&History::new(*pos)));
-        let (a, v, _, _) = self.search_turn(tree, sound.as_deref());
+        let (a, v, _, _) = self.search_turn(tree, sound.as_deref(), start);
         (a, v)
     }
 
@@ -171,19 +172,21 @@ impl MctsPlayer {
     }
 
     /// Searches one turn from `tree`'s root, along one of `sound` (the guard's turns as
-    /// action indices) when given: its actions, the root value of the first decision, the
-    /// simulations run, and the tree after the turn.
+    /// action indices) when given, with a time budget counted from `started` (the guard's
+    /// time included): its actions, the root value of the first decision, the simulations
+    /// run, and the tree after the turn.
     fn search_turn(
         &mut self,
         mut tree: Mcts<Position>,
         sound: Option<&[Vec<usize>]>,
+        started: Instant,
     ) -> (Vec<usize>, [f32; 3], u64, Mcts<Position>) {
         let pos = *tree.root_game();
         let mut sims = 0u64;
         let mut actions = Vec::new();
         let mut value = [0.0, 1.0, 0.0];
         let side = pos.to_move();
-        let turn_end = self.budget.time.map(|t| Instant::now() + t);
+        let turn_end = self.budget.time.map(|t| started + t);
         loop {
             // A turn without a capture is one decision and takes the whole budget; in a
             // chain each decision takes half of what is left (the tree's reuse carries
@@ -237,7 +240,7 @@ impl Player for MctsPlayer {
             Mcts::new(pos, self.cfg, self.seed)
         };
         let sound = self.guard.as_mut().map(|g| g.sound_turns(game));
-        let (actions, value, sims, tree) = self.search_turn(tree, sound.as_deref());
+        let (actions, value, sims, tree) = self.search_turn(tree, sound.as_deref(), start);
         if self.reuse {
             self.tree = Some(tree);
         }
