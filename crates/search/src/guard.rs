@@ -69,8 +69,9 @@ impl TurnGuard {
             depth: Some(self.cfg.depth.saturating_sub(1).max(1)),
             ..Limits::default()
         };
+        // One copy of the game, each turn played and taken back on it.
+        let mut after = game.clone();
         for turn in pos.turns(TurnMode::Paths) {
-            let mut after = game.clone();
             after.play_unchecked(&turn);
             let key = after.position().hash();
             let score = match scored.get(&key) {
@@ -86,6 +87,7 @@ impl TurnGuard {
                     s
                 }
             };
+            after.undo();
             let actions = pos
                 .turn_actions(&turn)
                 .into_iter()
