@@ -727,9 +727,6 @@ impl<G: Game> Mcts<G> {
             .filter(|&c| self.allowed(self.root, c))
             .collect();
         if kids.is_empty() {
-            kids = self.children(self.root).collect();
-        }
-        if kids.is_empty() {
             return None;
         }
         if self.cfg.solver {
