@@ -172,6 +172,12 @@ fn absolute(wdl: [f32; 3], player: Color) -> [f32; 3] {
     }
 }
 
+/// An absolute WDL as one number for `player`: win minus loss, in [-1, 1].
+fn score(wdl: [f32; 3], player: Color) -> f32 {
+    let v = absolute(wdl, player);
+    v[0] - v[2]
+}
+
 fn outcome_abs(o: Outcome) -> [f32; 3] {
     match o {
         Outcome::Win(Color::White) => [1.0, 0.0, 0.0],
@@ -295,15 +301,9 @@ impl<G: Game> Mcts<G> {
                 // A proven loss is never entered while the position is open (if every
                 // child were lost, the position would be proven and not selected from).
                 (true, Some(v)) if wins(v, player.other()) => continue,
-                (true, Some(v)) => {
-                    let v = absolute(v, player);
-                    v[0] - v[2]
-                }
+                (true, Some(v)) => score(v, player),
                 _ => match child.kind {
-                    Kind::Terminal(v) if seen == 0 => {
-                        let v = absolute(v, player);
-                        v[0] - v[2]
-                    }
+                    Kind::Terminal(v) if seen == 0 => score(v, player),
                     _ if seen == 0 => fpu,
                     _ => child.q(player),
                 },
@@ -369,10 +369,9 @@ impl<G: Game> Mcts<G> {
                         break;
                     }
                     Some(v) => {
-                        let w = absolute(v, player);
-                        let score = w[0] - w[2];
-                        if best.is_none_or(|(b, _)| score > b) {
-                            best = Some((score, v));
+                        let s = score(v, player);
+                        if best.is_none_or(|(b, _)| s > b) {
+                            best = Some((s, v));
                         }
                     }
                     None => open = true,
@@ -591,8 +590,7 @@ impl<G: Game> Mcts<G> {
         let q = if child.visits > 0 {
             child.q(player)
         } else if let Kind::Terminal(v) = child.kind {
-            let v = absolute(v, player);
-            v[0] - v[2]
+            score(v, player)
         } else if root.visits > 0 {
             root.q(player)
         } else {
@@ -925,9 +923,9 @@ mod tests {
             match solve(&c, depth - 1) {
                 Some(v) if wins(v, player) => return Some(v),
                 Some(v) => {
-                    let w = absolute(v, player);
-                    if best.is_none_or(|(b, _)| w[0] - w[2] > b) {
-                        best = Some((w[0] - w[2], v));
+                    let s = score(v, player);
+                    if best.is_none_or(|(b, _)| s > b) {
+                        best = Some((s, v));
                     }
                 }
                 None => open = true,
