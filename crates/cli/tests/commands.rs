@@ -608,6 +608,12 @@ fn training_plays_its_periodic_match_from_a_book() {
     let o = run("no-such-book.fen");
     assert!(!o.status.success());
     assert!(stderr(&o).contains("no-such-book.fen"), "{}", stderr(&o));
+    // A relative path is read from the working folder, and the error says which.
+    assert!(
+        stderr(&o).contains("relative to the working folder"),
+        "{}",
+        stderr(&o)
+    );
     std::fs::remove_dir_all(&root).ok();
 }
 

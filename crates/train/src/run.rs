@@ -855,8 +855,17 @@ fn read_arena_book(cfg: &TrainConfig) -> Result<Option<Vec<Position>>, TrainErro
         return Ok(None);
     }
     let path = &cfg.run.arena_book;
-    let text =
-        std::fs::read_to_string(path).map_err(|e| TrainError::Book(format!("`{path}`: {e}")))?;
+    let text = std::fs::read_to_string(path).map_err(|e| {
+        // A relative path is read from the working folder, not the config's folder: say
+        // so, since a run started from elsewhere is the usual way to get here.
+        let whence = match std::env::current_dir() {
+            Ok(dir) if Path::new(path).is_relative() => {
+                format!(" (relative to the working folder {})", dir.display())
+            }
+            _ => String::new(),
+        };
+        TrainError::Book(format!("`{path}`{whence}: {e}"))
+    })?;
     let book = fanorona_search::book::parse_book(path, &text, cfg.rule_options())
         .map_err(|e| TrainError::Book(e.to_string()))?;
     if book[0].variant() != cfg.variant() {
