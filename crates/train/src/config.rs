@@ -221,10 +221,11 @@ pub struct BootstrapConfig {
     /// (experiments/dimy20). 0: none (costs a search per such turn).
     pub sibling_values: u32,
     /// Train while the engine plays: its games go to the trainer as they finish (32 at a
-    /// time), on all cores but one, and the trainer owes `epochs` passes over the samples
-    /// received so far. The steps and what each step draws from are the same whatever the
-    /// timing (deterministic for a seed), but differ from `false`, which plays every game
-    /// first and then trains on all of them.
+    /// time; the engine plays on every core and the trainer shares them), and the
+    /// trainer owes `epochs` passes over the samples received so far. The steps and what
+    /// each step draws from are the same whatever the timing (deterministic for a seed),
+    /// but differ from `false`, which plays every game first and then trains on all of
+    /// them.
     pub overlap: bool,
 }
 

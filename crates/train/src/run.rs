@@ -555,8 +555,10 @@ fn bootstrap(
     let mut all = Replay::new(usize::MAX);
     progress.selfplay_started(0, b.games);
     let (stats, play_secs) = if b.overlap {
-        // The engine on all cores but one, the trainer on this thread.
-        let threads = rayon::current_num_threads().saturating_sub(1).max(1);
+        // The engine on every core and the trainer on this thread beside it: the
+        // trainer needs a fraction of a core (a third in tsivy3's warm start), so a core
+        // of its own would idle the rest of the time.
+        let threads = rayon::current_num_threads();
         let pool = rayon::ThreadPoolBuilder::new().num_threads(threads).build();
         let (tx, rx) = std::sync::mpsc::channel::<(Vec<Sample>, usize)>();
         let (start, clock) = (&start, warm.clock);
