@@ -557,7 +557,9 @@ fn bootstrap(
     let (stats, play_secs) = if b.overlap {
         // The engine on every core and the trainer on this thread beside it: the
         // trainer needs a fraction of a core (a third in tsivy3's warm start), so a core
-        // of its own would idle the rest of the time.
+        // of its own would idle the rest of the time. The engine's pool is its own, not
+        // rayon's global one, so that the trainer's tensor work (flex runs it on the
+        // global pool) never queues behind whole teacher games.
         let threads = rayon::current_num_threads();
         let pool = rayon::ThreadPoolBuilder::new().num_threads(threads).build();
         let (tx, rx) = std::sync::mpsc::channel::<(Vec<Sample>, usize)>();
