@@ -68,6 +68,16 @@ pub struct MctsConfig {
     /// value up without an evaluation, and the choice at the root takes a proven win and
     /// avoids a proven loss whatever the visits say (default off).
     pub solver: bool,
+    /// Forced playouts and policy target pruning (KataGo: Wu 2019, section 3.2), `k`
+    /// (KataGo's self-play: 2; default 0 = off). A root child with prior `P` (noise
+    /// included) is searched whenever it has fewer than `sqrt(k · P · N)` visits, `N`
+    /// the root children's visits together, so that noise gets its exploration without
+    /// PUCT's say. [`Mcts::policy`] and [`Mcts::choose`] (with a temperature) then take
+    /// those visits back: every child but the most visited loses up to its forced visits
+    /// as long as its PUCT value stays at most the best child's, and a child left with
+    /// less than one visit drops out. The most visited child and a choice at temperature
+    /// 0 are unchanged. Not with Gumbel root search (it has its own schedule).
+    pub forced_playouts: f32,
 }
 
 impl Default for MctsConfig {
@@ -82,6 +92,7 @@ impl Default for MctsConfig {
             free_chain_steps: false,
             pass_forced: false,
             solver: false,
+            forced_playouts: 0.0,
         }
     }
 }
@@ -97,6 +108,10 @@ enum Kind {
     /// The game is over here: the exact absolute value.
     Terminal([f32; 3]),
 }
+
+/// Added to the selection value of a root child owed forced playouts: more than any
+/// PUCT value (values lie in [-1, 1], exploration terms are bounded by `c_puct · sqrt(N)`).
+const FORCED: f32 = 1.0e9;
 
 /// Whether an exact absolute value is a win for `player`.
 fn wins(v: [f32; 3], player: Color) -> bool {
@@ -290,6 +305,8 @@ impl<G: Game> Mcts<G> {
         let parent_q = if node.visits > 0 { node.q(player) } else { 0.0 };
         let fpu = parent_q - self.cfg.fpu_reduction;
         let sqrt_n = parent_n.sqrt();
+        // Forced playouts: the visits below which a root child is chosen whatever PUCT says.
+        let forced = self.forced_scale(n);
         let mut best = (f32::NEG_INFINITY, node.first_child);
         for c in self.children(n) {
             if !self.allowed(n, c) {
@@ -309,11 +326,83 @@ impl<G: Game> Mcts<G> {
                 },
             };
             let u = self.cfg.c_puct * child.prior * sqrt_n / (1.0 + seen as f32);
-            if q + u > best.0 {
-                best = (q + u, c);
+            let mut value = q + u;
+            if forced.is_some_and(|f| (seen as f32) < (f * child.prior).sqrt()) {
+                // Ahead of every child that is not forced; among the forced, PUCT decides.
+                value += FORCED;
+            }
+            if value > best.0 {
+                best = (value, c);
             }
         }
         best.1
+    }
+
+    /// With [`MctsConfig::forced_playouts`] at node `n` if it is the root (and the root
+    /// search is PUCT's): `k · N`, `N` the visits of the root's children, so that a child
+    /// with prior `P` is forced below `sqrt(k · N · P)` visits.
+    fn forced_scale(&self, n: u32) -> Option<f32> {
+        let k = self.cfg.forced_playouts;
+        if k <= 0.0 || n != self.root || self.cfg.gumbel.is_some() {
+            return None;
+        }
+        let total: u32 = self
+            .children(n)
+            .map(|c| self.nodes[c as usize].visits)
+            .sum();
+        Some(k * total as f32)
+    }
+
+    /// The root children's visits for the policy target and the choice: as they are,
+    /// or with [`MctsConfig::forced_playouts`] pruned (KataGo's policy target pruning):
+    /// every child but the most visited gives back up to `sqrt(k · N · P)` visits while
+    /// its PUCT value stays at most the best child's, and a child left with less than
+    /// one visit gets none. One entry per root child, in the children's order.
+    fn target_visits(&self) -> Vec<f32> {
+        let kids: Vec<u32> = self.children(self.root).collect();
+        let mut visits: Vec<f32> = kids
+            .iter()
+            .map(|&c| self.nodes[c as usize].visits as f32)
+            .collect();
+        let Some(scale) = self.forced_scale(self.root) else {
+            return visits;
+        };
+        let Some(best) = (0..kids.len()).max_by(|&a, &b| {
+            let (na, nb) = (&self.nodes[kids[a] as usize], &self.nodes[kids[b] as usize]);
+            na.visits
+                .cmp(&nb.visits)
+                .then(na.prior.total_cmp(&nb.prior))
+                .then(b.cmp(&a))
+        }) else {
+            return visits;
+        };
+        let player = self.root_game().to_move();
+        let sqrt_n = (self.nodes[self.root as usize].visits.max(1) as f32).sqrt();
+        let explore = |prior: f32, n: f32| self.cfg.c_puct * prior * sqrt_n / (1.0 + n);
+        let b = &self.nodes[kids[best] as usize];
+        if b.visits == 0 {
+            return visits;
+        }
+        let best_puct = b.q(player) + explore(b.prior, visits[best]);
+        for (i, &c) in kids.iter().enumerate() {
+            let child = &self.nodes[c as usize];
+            if i == best || child.visits == 0 {
+                continue;
+            }
+            let n = visits[i];
+            let floor = (n - (scale * child.prior).sqrt()).max(0.0);
+            // The fewest visits at which the child's PUCT value is still at most the
+            // best's: c · P · sqrt_n / (1 + n') <= best_puct - Q.
+            let gap = best_puct - child.q(player);
+            let least = if gap > 0.0 {
+                (self.cfg.c_puct * child.prior * sqrt_n / gap - 1.0).max(0.0)
+            } else {
+                n
+            };
+            let kept = least.max(floor).min(n);
+            visits[i] = if kept < 1.0 { 0.0 } else { kept };
+        }
+        visits
     }
 
     /// Makes sure node `c` (a child) knows its game and whether it is terminal.
@@ -680,8 +769,8 @@ impl<G: Game> Mcts<G> {
             .collect()
     }
 
-    /// The search policy over the root's actions: visit shares, or with Gumbel the
-    /// improved policy `softmax(logits + sigma(completed Q))`.
+    /// The search policy over the root's actions: visit shares (pruned with
+    /// [`MctsConfig::forced_playouts`]), or with Gumbel the improved policy `softmax(logits + sigma(completed Q))`.
     pub fn policy(&self) -> Vec<(usize, f32)> {
         let kids: Vec<u32> = self.children(self.root).collect();
         if let Some(gcfg) = self.cfg.gumbel {
@@ -701,17 +790,15 @@ impl<G: Game> Mcts<G> {
                 .map(|(&c, x)| (self.nodes[c as usize].action as usize, x / s))
                 .collect();
         }
-        let total: u32 = kids.iter().map(|&c| self.nodes[c as usize].visits).sum();
+        let visits = self.target_visits();
+        let total: f32 = visits.iter().sum();
         kids.iter()
-            .map(|&c| {
+            .zip(visits)
+            .map(|(&c, v)| {
                 let n = &self.nodes[c as usize];
                 (
                     n.action as usize,
-                    if total > 0 {
-                        n.visits as f32 / total as f32
-                    } else {
-                        n.prior
-                    },
+                    if total > 0.0 { v / total } else { n.prior },
                 )
             })
             .collect()
@@ -773,9 +860,11 @@ impl<G: Game> Mcts<G> {
         if temperature <= 1e-3 {
             return Some(self.nodes[most_visited()? as usize].action as usize);
         }
+        let first = self.nodes[self.root as usize].first_child;
+        let target = self.target_visits();
         let w: Vec<f64> = kids
             .iter()
-            .map(|&c| (self.nodes[c as usize].visits as f64).powf(1.0 / temperature as f64))
+            .map(|&c| (target[(c - first) as usize] as f64).powf(1.0 / temperature as f64))
             .collect();
         let total: f64 = w.iter().sum();
         if total <= 0.0 {

@@ -389,3 +389,112 @@ fn pass_forced_evaluates_no_position_with_one_legal_action() {
     assert!(visits >= 400, "the same simulations: {visits}");
     assert!(best.is_some());
 }
+
+/// Material values with `Skewed`'s unequal priors: the prior's favourites are not the
+/// best turns, so that PUCT alone leaves some children almost unvisited.
+struct SkewedMaterial;
+
+impl Evaluator<Position> for SkewedMaterial {
+    fn evaluate(
+        &mut self,
+        games: &[&Position],
+        legal: &[&[usize]],
+        priors: &mut [Vec<f32>],
+        wdl: &mut [[f32; 3]],
+    ) {
+        Material.evaluate(games, legal, priors, wdl);
+        for p in priors.iter_mut() {
+            p.clear();
+        }
+        Skewed.evaluate(games, legal, priors, &mut vec![[0.0; 3]; games.len()]);
+    }
+}
+
+/// A tsivy book position with twelve turns, some of them much worse than others.
+const BOOK: &str = "BBBBBBBB1/BBBBB3B/BWBW2WBW/WWW1W2WW/5B1WW w 0 4";
+
+fn forced_tree(k: f32) -> Mcts<Position> {
+    let cfg = MctsConfig {
+        forced_playouts: k,
+        batch: 1,
+        ..MctsConfig::default()
+    };
+    let mut t = Mcts::new(pos(BOOK), cfg, 7);
+    t.run(&mut SkewedMaterial, 800);
+    t
+}
+
+#[test]
+fn forced_playouts_give_every_root_child_its_share() {
+    let below = |t: &Mcts<Position>, k: f32| {
+        let kids = t.root_children();
+        let total: u32 = kids.iter().map(|c| c.1).sum();
+        kids.iter()
+            .filter(|&&(_, n, p, _)| (n + 1) as f32 <= (k * p * total as f32).sqrt())
+            .count()
+    };
+    // Without them, PUCT leaves children below the bound: the test is not vacuous.
+    let mut control = forced_tree(0.0);
+    assert!(below(&control, 2.0) > 0);
+    let mut t = forced_tree(2.0);
+    assert_eq!(below(&t, 2.0), 0, "{:?}", t.root_children());
+    // The search's choice stays the control's.
+    assert_eq!(t.choose(0.0), control.choose(0.0));
+}
+
+#[test]
+fn policy_targets_are_pruned_of_forced_playouts() {
+    let k = 2.0;
+    let c_puct = MctsConfig::default().c_puct;
+    let t = forced_tree(k);
+    let kids = t.root_children();
+    let policy = t.policy();
+    assert_eq!(policy.len(), kids.len());
+    let sum: f32 = policy.iter().map(|p| p.1).sum();
+    assert!((sum - 1.0).abs() < 1e-4, "{policy:?}");
+    let total: u32 = kids.iter().map(|c| c.1).sum();
+    let best = (0..kids.len()).max_by_key(|&i| kids[i].1).unwrap();
+    let (_, nb, pb, qb) = kids[best];
+    // The pruned visits: the best child keeps all of its own.
+    let pruned_total = nb as f32 / policy[best].1;
+    let sqrt_n = (t.visits() as f32).sqrt();
+    let best_puct = qb + c_puct * pb * sqrt_n / (1.0 + nb as f32);
+    let mut dropped = 0;
+    for (i, &(a, n, p, q)) in kids.iter().enumerate() {
+        assert_eq!(policy[i].0, a);
+        let kept = policy[i].1 * pruned_total;
+        assert!(kept <= n as f32 + 1e-2, "{a}: {kept} of {n}");
+        if i == best || n == 0 {
+            continue;
+        }
+        if kept < 0.5 {
+            dropped += 1;
+            continue;
+        }
+        assert!(
+            kept >= 1.0 - 1e-3,
+            "{a}: less than one visit is none: {kept}"
+        );
+        // Given back no more than its forced visits ...
+        assert!(
+            kept + 1e-2 >= n as f32 - (k * p * total as f32).sqrt(),
+            "{a}"
+        );
+        // ... and, where it gave any back, not so many that PUCT would pick it over the best.
+        if kept < n as f32 - 1e-2 {
+            let puct = q + c_puct * p * sqrt_n / (1.0 + kept);
+            assert!(puct <= best_puct + 1e-3, "{a}: {puct} > {best_puct}");
+        }
+    }
+    assert!(
+        dropped > 0,
+        "some children were searched only by force: {kids:?} {policy:?}"
+    );
+    // Sampling follows the pruned visits: a dropped child is never chosen.
+    let mut t = t;
+    for _ in 0..200 {
+        let a = t.choose(1.0).unwrap();
+        let share = policy.iter().find(|p| p.0 == a).unwrap().1;
+        assert!(share > 0.0, "chose {a}, pruned away");
+    }
+}

@@ -120,6 +120,9 @@ pub struct SelfPlayConfig {
     /// MCTS-solver: positions settled by their children's exact values are not searched
     /// again (`fanorona_search::MctsConfig::solver`).
     pub solver: bool,
+    /// Forced playouts at the root and policy target pruning, KataGo's `k` (its self-play
+    /// uses 2; 0 = off): `fanorona_search::MctsConfig::forced_playouts`.
+    pub forced_playouts: f32,
 }
 
 /// `[train]`: optimisation.
@@ -347,6 +350,7 @@ impl Default for SelfPlayConfig {
             free_chain_steps: false,
             pass_forced: false,
             solver: false,
+            forced_playouts: 0.0,
         }
     }
 }
@@ -495,6 +499,9 @@ impl TrainConfig {
             return bad(
                 "selfplay.blend_depth: the alpha-beta engine plays tsivy and dimy, not telo",
             );
+        }
+        if !(0.0..=100.0).contains(&s.forced_playouts) {
+            return bad("selfplay.forced_playouts must be between 0 (off) and 100 (KataGo: 2)");
         }
         if s.opening_turns > 100 {
             return bad("selfplay.opening_turns must be at most 100");

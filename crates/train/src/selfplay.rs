@@ -130,6 +130,7 @@ fn mcts_config(cfg: &TrainConfig) -> MctsConfig {
         free_chain_steps: s.free_chain_steps,
         pass_forced: s.pass_forced,
         solver: s.solver,
+        forced_playouts: s.forced_playouts,
     }
 }
 

@@ -385,6 +385,44 @@ fn blended_self_play_searches_with_alpha_beta_values() {
 }
 
 #[test]
+fn forced_playouts_change_the_self_play_searches_and_targets_stay_distributions() {
+    // selfplay.forced_playouts=2: every root child is searched at least sqrt(2 P N)
+    // times and the targets are pruned of those visits (the search crate's tests check
+    // both); here: the option reaches the search, and the pruned targets are still
+    // probability distributions over legal turns.
+    let device = Device::flex();
+    let net = fanorona_train::run::net_config(&tiny("dimy", 1)).init(&device);
+    let play = |k: f32| {
+        let mut cfg = tiny("dimy", 1);
+        cfg.selfplay.sims = 48;
+        cfg.selfplay.forced_playouts = k;
+        let mut eval =
+            fanorona_nn::NetEvaluator::new(net.clone(), device.clone(), cfg.variant(), false, 7);
+        let start = fanorona_rules::Position::start(cfg.variant(), cfg.rule_options());
+        fanorona_train::selfplay::play(&start, &cfg, &mut eval, 4, 1, 7, &mut |_| {})
+    };
+    let policies = |games: &[fanorona_train::selfplay::FinishedGame]| {
+        games
+            .iter()
+            .flat_map(|g| g.samples.iter().map(|s| s.policy.clone()))
+            .collect::<Vec<_>>()
+    };
+    let (plain, _) = play(0.0);
+    let (forced, _) = play(2.0);
+    assert_eq!(forced.len(), 4);
+    let (p, f) = (policies(&plain), policies(&forced));
+    assert!(!f.is_empty());
+    for policy in &f {
+        let sum: f32 = policy.iter().map(|&(_, x)| x).sum();
+        assert!((sum - 1.0).abs() < 1e-4, "{policy:?}");
+        assert!(policy.iter().all(|&(_, x)| x > 0.0), "{policy:?}");
+    }
+    assert_ne!(p, f, "forced playouts changed no search");
+    let e = TrainConfig::load(None, &["selfplay.forced_playouts=-1".to_string()]).unwrap_err();
+    assert!(e.to_string().contains("forced_playouts"), "{e}");
+}
+
+#[test]
 fn self_play_games_open_with_random_turns_that_are_recorded_but_not_learned() {
     // selfplay.opening_turns=N: each game first plays 0 to N uniformly random turns. They
     // are in the record (which still replays from the start position) but make no
