@@ -367,13 +367,7 @@ impl<G: Game> Mcts<G> {
         let Some(scale) = self.forced_scale(self.root) else {
             return visits;
         };
-        let Some(best) = (0..kids.len()).max_by(|&a, &b| {
-            let (na, nb) = (&self.nodes[kids[a] as usize], &self.nodes[kids[b] as usize]);
-            na.visits
-                .cmp(&nb.visits)
-                .then(na.prior.total_cmp(&nb.prior))
-                .then(b.cmp(&a))
-        }) else {
+        let Some(best) = (0..kids.len()).max_by(|&a, &b| self.visit_order(kids[a], kids[b])) else {
             return visits;
         };
         let player = self.root_game().to_move();
@@ -403,6 +397,16 @@ impl<G: Game> Mcts<G> {
             visits[i] = if kept < 1.0 { 0.0 } else { kept };
         }
         visits
+    }
+
+    /// Orders sibling nodes for the choice: more visits first, then the higher prior,
+    /// then the earlier child.
+    fn visit_order(&self, a: u32, b: u32) -> std::cmp::Ordering {
+        let (na, nb) = (&self.nodes[a as usize], &self.nodes[b as usize]);
+        na.visits
+            .cmp(&nb.visits)
+            .then(na.prior.total_cmp(&nb.prior))
+            .then(b.cmp(&a))
     }
 
     /// Makes sure node `c` (a child) knows its game and whether it is terminal.
@@ -770,7 +774,8 @@ impl<G: Game> Mcts<G> {
     }
 
     /// The search policy over the root's actions: visit shares (pruned with
-    /// [`MctsConfig::forced_playouts`]), or with Gumbel the improved policy `softmax(logits + sigma(completed Q))`.
+    /// [`MctsConfig::forced_playouts`]), or with Gumbel the improved policy
+    /// `softmax(logits + sigma(completed Q))`.
     pub fn policy(&self) -> Vec<(usize, f32)> {
         let kids: Vec<u32> = self.children(self.root).collect();
         if let Some(gcfg) = self.cfg.gumbel {
@@ -848,15 +853,7 @@ impl<G: Game> Mcts<G> {
         }
         // The most visited child; among equals the one the prior likes best (with a
         // single simulation no child has a visit, and the choice is the prior's).
-        let most_visited = || {
-            kids.iter().copied().max_by(|&a, &b| {
-                let (na, nb) = (&self.nodes[a as usize], &self.nodes[b as usize]);
-                na.visits
-                    .cmp(&nb.visits)
-                    .then(na.prior.total_cmp(&nb.prior))
-                    .then(b.cmp(&a))
-            })
-        };
+        let most_visited = || kids.iter().copied().max_by(|&a, &b| self.visit_order(a, b));
         if temperature <= 1e-3 {
             return Some(self.nodes[most_visited()? as usize].action as usize);
         }
