@@ -324,6 +324,7 @@ fn nn(a: &BenchArgs) -> Result<()> {
         policy,
         wdl: [0.3, 0.4, 0.3].repeat(batch),
         n: batch,
+        ..Batch::default()
     };
     trainer.step(&b, 1e-3); // warm up
     let t = Instant::now();

@@ -57,6 +57,9 @@ pub struct NetShape {
     pub value_channels: usize,
     /// Value head hidden units.
     pub value_hidden: usize,
+    /// Whether it has an ownership head (absent in checkpoints from before it: none).
+    #[serde(default)]
+    pub ownership: bool,
 }
 
 impl From<&NetConfig> for NetShape {
@@ -71,6 +74,7 @@ impl From<&NetConfig> for NetShape {
             policy_channels: c.policy_channels,
             value_channels: c.value_channels,
             value_hidden: c.value_hidden,
+            ownership: c.ownership,
         }
     }
 }
@@ -84,6 +88,7 @@ impl NetShape {
             .with_policy_channels(self.policy_channels)
             .with_value_channels(self.value_channels)
             .with_value_hidden(self.value_hidden)
+            .with_ownership(self.ownership)
     }
 }
 

@@ -207,7 +207,8 @@ fn write(path: &Path, bytes: &[u8]) -> Result<PathBuf, ExportError> {
 }
 
 /// The network as an ONNX model with a dynamic batch axis and the stable names
-/// [`INPUT`], [`POLICY_OUTPUT`] and [`WDL_OUTPUT`]. `net` is consumed: burn-onnx's
+/// [`INPUT`], [`POLICY_OUTPUT`] and [`WDL_OUTPUT`] (without the ownership head, which
+/// only training uses). `net` is consumed: burn-onnx's
 /// capture leaves the module it traced unusable.
 ///
 /// # Errors
@@ -218,6 +219,8 @@ pub fn onnx_model(
     device: &Device,
     description: Option<&ModelDescription>,
 ) -> Result<onnx_ir::ModelProto, ExportError> {
+    // burn-onnx writes every parameter of the module: the head only training uses goes.
+    let net = net.without_ownership();
     let sample =
         |batch: usize| Tensor::<4>::zeros([batch, shape.planes, shape.height, shape.width], device);
     let spec = InputSpec::new([
@@ -750,7 +753,11 @@ pub fn describe(meta: &CheckpointMeta, targets: &Targets) -> ModelDescription {
                 directions: Direction::ALL.iter().map(|&d| s.dir(d).index()).collect(),
             })
             .collect(),
-        net: meta.net,
+        // The exported network: the ownership head, if the checkpoint has one, stays out.
+        net: NetShape {
+            ownership: false,
+            ..meta.net
+        },
         weights: Weights {
             architecture: "x = relu(bn(conv3x3(planes))) [stem]; for each block i: \
                            y = relu(bn(conv3x3(x))) [blocks.i.a], \

@@ -15,7 +15,7 @@ mod train;
 
 pub use checkpoint::{CheckpointError, CheckpointMeta, NetShape};
 pub use evaluator::NetEvaluator;
-pub use net::{Net, NetConfig};
+pub use net::{Net, NetConfig, OWNERSHIP_CLASSES};
 pub use player::{MctsBudget, MctsPlayer};
 pub use train::{Batch, Losses, Trainer};
 

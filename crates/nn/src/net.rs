@@ -34,6 +34,11 @@ pub struct NetConfig {
     /// Hidden units of the value head (default 64).
     #[config(default = 64)]
     pub value_hidden: usize,
+    /// An ownership head (KataGo's auxiliary target): for every point, whether the game
+    /// ends with the mover's piece there, the opponent's or none. It trains the tower
+    /// and is not used in play; off by default, and networks saved before it have none.
+    #[config(default = false)]
+    pub ownership: bool,
 }
 
 impl NetConfig {
@@ -65,6 +70,9 @@ impl NetConfig {
             value_fc1: LinearConfig::new(self.value_channels * points, self.value_hidden)
                 .init(device),
             value_fc2: LinearConfig::new(self.value_hidden, 3).init(device),
+            ownership_conv: self
+                .ownership
+                .then(|| Conv2dConfig::new([c, OWNERSHIP_CLASSES], [1, 1]).init(device)),
         }
     }
 }
@@ -98,8 +106,12 @@ pub struct ResBlock {
     b: ConvBn,
 }
 
+/// Classes of the ownership head, in order: the opponent's piece, empty, the mover's
+/// piece (a target value `o` of -1, 0 or 1 is class `o + 1`).
+pub const OWNERSHIP_CLASSES: usize = 3;
+
 /// The policy/value network: a residual tower, a policy head over the variant's actions
-/// and a WDL value head, both as logits.
+/// and a WDL value head, both as logits; optionally an ownership head for training.
 #[derive(Module, Debug)]
 pub struct Net {
     stem: ConvBn,
@@ -109,6 +121,7 @@ pub struct Net {
     value_conv: ConvBn,
     value_fc1: Linear,
     value_fc2: Linear,
+    ownership_conv: Option<Conv2d>,
 }
 
 impl Net {
@@ -116,11 +129,47 @@ impl Net {
     /// wdl_logits [batch, 3])`, both in the mover's frame, WDL as (win, draw, loss) for
     /// the player to move.
     pub fn forward(&self, planes: Tensor<4>) -> (Tensor<2>, Tensor<2>) {
+        self.heads(self.tower(planes))
+    }
+
+    /// [`Net::forward`] with the ownership head's logits
+    /// `[batch, OWNERSHIP_CLASSES, height * width]` (classes as in [`OWNERSHIP_CLASSES`],
+    /// points in the mover's frame), `None` for a network without one.
+    pub fn forward_with_ownership(
+        &self,
+        planes: Tensor<4>,
+    ) -> (Tensor<2>, Tensor<2>, Option<Tensor<3>>) {
+        let x = self.tower(planes);
+        let ownership = self
+            .ownership_conv
+            .as_ref()
+            .map(|conv| conv.forward(x.clone()).flatten::<3>(2, 3)); // [batch, 3, h*w]
+        let (policy, wdl) = self.heads(x);
+        (policy, wdl, ownership)
+    }
+
+    /// Whether the network has an ownership head.
+    pub fn has_ownership(&self) -> bool {
+        self.ownership_conv.is_some()
+    }
+
+    /// The network without its ownership head, which only training uses (the export
+    /// leaves it out).
+    pub fn without_ownership(mut self) -> Net {
+        self.ownership_conv = None;
+        self
+    }
+
+    fn tower(&self, planes: Tensor<4>) -> Tensor<4> {
         let mut x = relu(self.stem.forward(planes)); // [batch, channels, h, w]
         for b in &self.blocks {
             let y = relu(b.a.forward(x.clone()));
             x = relu(x + b.b.forward(y));
         }
+        x
+    }
+
+    fn heads(&self, x: Tensor<4>) -> (Tensor<2>, Tensor<2>) {
         let p = relu(self.policy_conv.forward(x.clone())); // [batch, pc, h, w]
         let policy = self.policy_fc.forward(p.flatten::<2>(1, 3)); // [batch, actions]
         let v = relu(self.value_conv.forward(x)); // [batch, vc, h, w]

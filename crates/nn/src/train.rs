@@ -1,7 +1,8 @@
-//! One optimisation step of the network: policy cross-entropy + WDL cross-entropy, with
-//! AdamW's decoupled weight decay.
+//! One optimisation step of the network: policy cross-entropy + WDL cross-entropy (+ the
+//! ownership cross-entropy, weighted, for a network with an ownership head), with AdamW's
+//! decoupled weight decay.
 
-use crate::net::{Net, NetConfig};
+use crate::net::{Net, NetConfig, OWNERSHIP_CLASSES};
 use burn::optim::{AdamWConfig, GradientsParams, ModuleOptimizer};
 use burn::prelude::*;
 use burn::tensor::activation::log_softmax;
@@ -15,6 +16,11 @@ pub struct Batch {
     pub policy: Vec<f32>,
     /// Results `[n, 3]`: win, draw, loss for the player to move.
     pub wdl: Vec<f32>,
+    /// Ownership targets `[n, OWNERSHIP_CLASSES, points]`, one-hot over the classes at
+    /// every point, all zero for a sample without a target; empty when no sample has one.
+    pub ownership: Vec<f32>,
+    /// Samples with an ownership target.
+    pub ownership_samples: usize,
     /// Number of samples.
     pub n: usize,
 }
@@ -31,6 +37,9 @@ pub struct Losses {
     /// Share of samples whose most likely predicted result (win, draw, loss) is the
     /// target's most likely one.
     pub value_accuracy: f32,
+    /// Ownership cross-entropy, a mean over points and over the samples with a target
+    /// (before its weight); NaN when not trained (no head, no weight or no targets).
+    pub ownership: f32,
 }
 
 /// The network under training, with its optimizer.
@@ -42,6 +51,8 @@ pub struct Trainer {
     device: Device,
     /// Optimizer steps taken.
     pub step: u64,
+    /// Weight of the ownership loss (0: not trained).
+    pub ownership_weight: f32,
 }
 
 impl std::fmt::Debug for Trainer {
@@ -66,7 +77,15 @@ impl Trainer {
             config,
             device,
             step: 0,
+            ownership_weight: 0.0,
         }
+    }
+
+    /// The same trainer with the ownership loss weighted by `w` (KataGo: 1.5 times the
+    /// mean over points); it trains only a network with an ownership head.
+    pub fn with_ownership_weight(mut self, w: f32) -> Trainer {
+        self.ownership_weight = w;
+        self
     }
 
     /// The network under training.
@@ -92,7 +111,7 @@ impl Trainer {
             &self.device,
         );
         let vt = Tensor::<2>::from_data(TensorData::new(batch.wdl.clone(), [n, 3]), &self.device);
-        let (p, v) = self.net().forward(x);
+        let (p, v, own) = self.net().forward_with_ownership(x);
         let logp = log_softmax(p, 1); // [n, actions]
         let entropy = (logp.clone().exp() * logp.clone())
             .sum_dim(1)
@@ -104,7 +123,25 @@ impl Trainer {
         let target = vt.clone().argmax(1); // [n, 1]
         let agree = predicted.equal(target).int().sum(); // [1]
         let value_loss = (vt * log_softmax(v, 1)).sum_dim(1).mean().neg(); // [1]
-        let loss = policy_loss.clone() + value_loss.clone();
+        let mut loss = policy_loss.clone() + value_loss.clone();
+        let mut ownership_loss = None;
+        if let Some(o) = own
+            && self.ownership_weight > 0.0
+            && batch.ownership_samples > 0
+        {
+            let points = c.height * c.width;
+            let ot = Tensor::<3>::from_data(
+                TensorData::new(batch.ownership.clone(), [n, OWNERSHIP_CLASSES, points]),
+                &self.device,
+            );
+            // Rows without a target are all zero and add nothing.
+            let l = (ot * log_softmax(o, 1))
+                .sum()
+                .neg()
+                .div_scalar((batch.ownership_samples * points) as f32); // [1]
+            loss = loss + l.clone().mul_scalar(self.ownership_weight);
+            ownership_loss = Some(l);
+        }
         let grads = loss.backward();
         let net = self.net.take().expect("always present between steps");
         let grads = GradientsParams::from_grads(grads, &net);
@@ -127,6 +164,7 @@ impl Trainer {
             value: scalar(value_loss),
             entropy: scalar(entropy),
             value_accuracy: agree as f32 / n as f32,
+            ownership: ownership_loss.map_or(f32::NAN, scalar),
         }
     }
 }

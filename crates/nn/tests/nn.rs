@@ -2,7 +2,9 @@
 
 use burn::prelude::*;
 use fanorona_nn::checkpoint::{self, CheckpointMeta, FORMAT, NetShape};
-use fanorona_nn::{Batch, CheckpointError, MctsPlayer, NetConfig, NetEvaluator, Trainer};
+use fanorona_nn::{
+    Batch, CheckpointError, MctsPlayer, NetConfig, NetEvaluator, OWNERSHIP_CLASSES, Trainer,
+};
 use fanorona_rules::{Game, History, Position, RuleOptions, Variant};
 use fanorona_search::{Evaluator, MctsConfig, Player};
 use fanorona_sim::{Encode, num_planes};
@@ -141,6 +143,7 @@ fn training_lowers_the_loss_and_the_optimizer_is_saved() {
         policy,
         wdl: [1.0, 0.0, 0.0].repeat(n),
         n,
+        ..Batch::default()
     };
     let first = t.step(&batch, 1e-2);
     let mut last = first;
@@ -162,6 +165,101 @@ fn training_lowers_the_loss_and_the_optimizer_is_saved() {
     let fresh = Trainer::new(cfg.init(&device), cfg.clone(), &device, 1e-4);
     checkpoint::load_optimizer(&dir, fresh.optimizer).unwrap();
     std::fs::remove_dir_all(dir.parent().unwrap()).ok();
+}
+
+#[test]
+fn the_ownership_head_trains_the_tower_and_round_trips() {
+    let device = Device::flex();
+    let v = Variant::Dimy;
+    let cfg = small(v).with_ownership(true);
+    let p = Position::start(v, RuleOptions::default());
+    let mut planes = vec![0.0; num_planes(v) * 25];
+    p.encode(&mut planes);
+    // Two samples of the start position: the first with the start itself as its last
+    // position, the second without a target.
+    let n = 2;
+    let mut own = vec![0i8; 25];
+    p.ownership(p.to_move(), &mut own);
+    let mut ownership = vec![0.0; n * OWNERSHIP_CLASSES * 25];
+    for (q, &o) in own.iter().enumerate() {
+        ownership[(o + 1) as usize * 25 + q] = 1.0;
+    }
+    let mut policy = vec![0.0; n * cfg.actions];
+    policy[0] = 1.0;
+    policy[cfg.actions] = 1.0;
+    let batch = Batch {
+        planes: planes.repeat(n),
+        policy,
+        wdl: [0.0, 1.0, 0.0].repeat(n),
+        ownership,
+        ownership_samples: 1,
+        n,
+    };
+    let mut t =
+        Trainer::new(cfg.init(&device), cfg.clone(), &device, 1e-4).with_ownership_weight(1.5);
+    let first = t.step(&batch, 1e-2);
+    // Three classes at random: about ln 3 a point.
+    assert!((0.5..2.0).contains(&first.ownership), "{first:?}");
+    let mut last = first;
+    for _ in 0..30 {
+        last = t.step(&batch, 1e-2);
+    }
+    assert!(
+        last.ownership < first.ownership * 0.5,
+        "{first:?} -> {last:?}"
+    );
+    // Inference is the same two heads; the saved network keeps its third.
+    let net = t.inference_net();
+    assert!(net.has_ownership());
+    let run = tmpdir("ownership");
+    checkpoint::save(&run.join("00001"), &net, None, &meta(v, &cfg, 1)).unwrap();
+    let (loaded, m, _) = checkpoint::load(&run, &device, Some(v), Some(&cfg)).unwrap();
+    assert!(m.net.ownership && loaded.has_ownership());
+    let x = || {
+        Tensor::<4>::from_data(
+            TensorData::new(planes.clone(), [1, num_planes(v), 5, 5]),
+            &device,
+        )
+    };
+    let (_, _, a) = net.forward_with_ownership(x());
+    let (_, _, b) = loaded.forward_with_ownership(x());
+    a.unwrap()
+        .into_data()
+        .assert_approx_eq::<f32>(&b.unwrap().into_data(), Default::default());
+    // A run without the head refuses the checkpoint by its shape.
+    assert!(matches!(
+        checkpoint::load(&run, &device, None, Some(&small(v))),
+        Err(CheckpointError::Mismatch { .. })
+    ));
+    // Without a weight (or without a head) the head is not trained.
+    let mut plain =
+        Trainer::new(small(v).init(&device), small(v), &device, 1e-4).with_ownership_weight(1.5);
+    assert!(plain.step(&batch, 1e-2).ownership.is_nan());
+    let mut unweighted = Trainer::new(cfg.init(&device), cfg.clone(), &device, 1e-4);
+    assert!(unweighted.step(&batch, 1e-2).ownership.is_nan());
+    std::fs::remove_dir_all(&run).ok();
+}
+
+#[test]
+fn checkpoints_from_before_the_ownership_head_load_without_one() {
+    // meta.json as builds before the head wrote it: no `ownership` field.
+    let device = Device::flex();
+    let v = Variant::Dimy;
+    let cfg = small(v);
+    let run = tmpdir("old-meta");
+    let dir = run.join("00001");
+    checkpoint::save(&dir, &cfg.init(&device), None, &meta(v, &cfg, 1)).unwrap();
+    let text = std::fs::read_to_string(dir.join("meta.json")).unwrap();
+    let mut json: serde_json::Value = serde_json::from_str(&text).unwrap();
+    json["net"]
+        .as_object_mut()
+        .unwrap()
+        .remove("ownership")
+        .expect("written now");
+    std::fs::write(dir.join("meta.json"), json.to_string()).unwrap();
+    let (net, m, _) = checkpoint::load(&dir, &device, Some(v), Some(&cfg)).unwrap();
+    assert!(!m.net.ownership && !net.has_ownership());
+    std::fs::remove_dir_all(&run).ok();
 }
 
 #[test]

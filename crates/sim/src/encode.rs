@@ -117,6 +117,23 @@ pub trait Encode: Game {
     fn as_fanorona(&self) -> Option<&Position> {
         None
     }
+    /// Writes the pieces (`points` values) in the frame of `mover`, who need not be the
+    /// player to move: 1 where `mover` has a piece, -1 where its opponent has one, 0 on
+    /// an empty point. Of a game's last position, seen by each of its movers, it is the
+    /// target of the network's ownership head.
+    fn ownership(&self, mover: Color, out: &mut [i8]);
+}
+
+/// The shared body of [`Encode::ownership`].
+fn fill_ownership(points: usize, mover: Color, mine: Bitboard, theirs: Bitboard, out: &mut [i8]) {
+    debug_assert_eq!(out.len(), points);
+    out.fill(0);
+    for p in frame_bb(points, mover, mine) {
+        out[p.index()] = 1;
+    }
+    for p in frame_bb(points, mover, theirs) {
+        out[p.index()] = -1;
+    }
 }
 
 /// Maps a point between the board and the frame of `mover`.
@@ -226,6 +243,17 @@ impl Encode for Position {
         next().fill(1.0);
     }
 
+    fn ownership(&self, mover: Color, out: &mut [i8]) {
+        let n = self.variant().points();
+        fill_ownership(
+            n,
+            mover,
+            self.pieces(mover),
+            self.pieces(mover.other()),
+            out,
+        );
+    }
+
     fn for_each_legal_in_frame(&self, mut f: impl FnMut(usize)) {
         if self.outcome().is_some() {
             return;
@@ -269,6 +297,16 @@ impl Encode for TeloPosition {
         next().fill((self.quiet() as f32 / limit).min(1.0));
         next().fill(if me == Color::White { 1.0 } else { 0.0 });
         next().fill(1.0);
+    }
+
+    fn ownership(&self, mover: Color, out: &mut [i8]) {
+        fill_ownership(
+            9,
+            mover,
+            self.pieces(mover),
+            self.pieces(mover.other()),
+            out,
+        );
     }
 
     fn for_each_legal_in_frame(&self, mut f: impl FnMut(usize)) {
@@ -318,6 +356,49 @@ mod tests {
         real.sort();
         framed.sort();
         assert_eq!(real, framed);
+    }
+
+    /// Seen by the player to move, ownership is the own plane less the opponent plane;
+    /// seen by the other player, the same board negated and turned (its frame).
+    fn check_ownership<G: Encode>(g: &G, planes: usize, points: usize) {
+        let me = g.to_move();
+        let mut obs = vec![0.0; planes * points];
+        g.encode(&mut obs);
+        let (mut mine, mut theirs) = (vec![0i8; points], vec![0i8; points]);
+        g.ownership(me, &mut mine);
+        g.ownership(me.other(), &mut theirs);
+        for p in 0..points {
+            assert_eq!(mine[p] as f32, obs[p] - obs[points + p], "point {p}");
+            let q = frame_point(points, me, Point(p as u8));
+            let q = frame_point(points, me.other(), q).index();
+            assert_eq!(theirs[q], -mine[p], "point {p} in the other frame");
+        }
+    }
+
+    #[test]
+    fn ownership_is_the_piece_planes_in_either_movers_frame() {
+        use rand::{RngExt, SeedableRng};
+        let mut rng = rand::rngs::SmallRng::seed_from_u64(7);
+        for v in [Variant::Tsivy, Variant::Dimy] {
+            let mut p = Position::start(v, RuleOptions::default());
+            for _ in 0..40 {
+                check_ownership(&p, FANORONA_PLANES, v.points());
+                let legal = p.legal_indices();
+                if legal.is_empty() {
+                    break;
+                }
+                p.apply(legal[rng.random_range(0..legal.len())]);
+            }
+        }
+        let mut t = TeloPosition::start(RuleOptions::default());
+        for _ in 0..12 {
+            check_ownership(&t, TELO_PLANES, 9);
+            let legal = t.legal_indices();
+            if legal.is_empty() {
+                break;
+            }
+            t.apply(legal[rng.random_range(0..legal.len())]);
+        }
     }
 
     trait Legal {

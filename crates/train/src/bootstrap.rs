@@ -15,7 +15,8 @@
 //! played at random instead of the engine's choice; the sample of such a position still
 //! holds the engine's choice, so no random move is ever a target. The value target may
 //! mix the game's result with the engine's score of the position
-//! (`bootstrap.score_weight`).
+//! (`bootstrap.score_weight`). Each sample also holds the game's last position, the target
+//! of the ownership head when the network has one (`train.ownership_weight`).
 //!
 //! The policy target is the engine's choice alone by default. With
 //! `bootstrap.soft_temperature` above 0 every distinct turn is searched one turn less
@@ -30,7 +31,7 @@
 //! second engine, so the games stay the ones played without them.
 
 use crate::config::BootstrapConfig;
-use crate::records::Sample;
+use crate::records::{Sample, ownership_targets};
 use fanorona_rules::game::action_index;
 use fanorona_rules::{Action, Color, History, Outcome, Position, Turn, TurnMode};
 use fanorona_search::{AbConfig, AlphaBeta, BlendConfig, Limits, score_wdl, wdl_index};
@@ -217,6 +218,7 @@ fn teacher_game(
     };
     let turns = game.turns().len() as u64;
     let scale = BlendConfig::default().scale;
+    let ownership = ownership_targets(game.position());
     let samples = pending
         .into_iter()
         .map(
@@ -239,6 +241,7 @@ fn teacher_game(
                     planes,
                     policy,
                     wdl,
+                    ownership: ownership(mover),
                 }
             },
         )
@@ -286,6 +289,7 @@ fn sibling_samples(
                 planes,
                 policy: Vec::new(),
                 wdl: score_wdl(score, scale),
+                ownership: Vec::new(),
             });
         }
         game.undo();

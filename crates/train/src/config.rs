@@ -144,6 +144,12 @@ pub struct OptimConfig {
     pub lr_decay_seconds: u64,
     /// AdamW decoupled weight decay.
     pub weight_decay: f32,
+    /// Weight of the ownership loss (KataGo's auxiliary target: the game's last position,
+    /// point by point, as each mover sees it; KataGo weights its own 1.5). Above 0 the
+    /// network gets an ownership head, which trains the tower on what the game's end
+    /// looks like, drawn games included; 0 = no head (the default, and every network
+    /// saved before it).
+    pub ownership_weight: f32,
     /// Samples kept in the replay window (the oldest go first).
     pub replay_window: usize,
     /// Samples trained per sample generated.
@@ -364,6 +370,7 @@ impl Default for OptimConfig {
             lr_decay_generations: 200,
             lr_decay_seconds: 0,
             weight_decay: 1e-4,
+            ownership_weight: 0.0,
             replay_window: 200_000,
             train_ratio: 4.0,
             min_replay: 2_000,
@@ -541,6 +548,9 @@ impl TrainConfig {
         let t = &self.train;
         if t.batch_size == 0 || t.replay_window < t.batch_size || t.lr <= 0.0 || t.lr_final <= 0.0 {
             return bad("train.batch_size >= 1, replay_window >= batch_size, lr and lr_final > 0");
+        }
+        if !(0.0..=10.0).contains(&t.ownership_weight) {
+            return bad("train.ownership_weight must be 0 (no ownership head) to 10 (KataGo: 1.5)");
         }
         let d = &self.distributed;
         if !(d.poll_seconds > 0.0 && d.poll_seconds <= 3600.0) {

@@ -36,7 +36,7 @@ use crate::metrics::{JsonlSink, MetricsSink, Sinks, TensorboardSink};
 use crate::records::{self, GameRecord, Sample, fnv};
 use crate::run::{
     Learner, Progress, Summary, TrainError, generation_seed, io, log_generation, net_config,
-    play_generation, summary_line,
+    play_generation, summary_line, trainer,
 };
 use crate::selfplay::SelfPlayStats;
 use crate::store::{Created, Store};
@@ -711,8 +711,7 @@ pub fn learn(
                 let net_cfg = net_config(cfg);
                 let (net, _, _) =
                     checkpoint::load(&dir, &opts.device, Some(cfg.variant()), Some(&net_cfg))?;
-                l.trainer =
-                    fanorona_nn::Trainer::new(net, net_cfg, &opts.device, cfg.train.weight_decay);
+                l.trainer = trainer(net, cfg, &opts.device);
             }
             progress.message(&format!(
                 "learner of run `{}` in {}: new run, {}, network {} blocks x {} channels",
@@ -962,6 +961,7 @@ mod tests {
             planes: vec![0.5; fanorona_sim::num_planes(cfg.variant()) * 25],
             policy: vec![(1, 1.0)],
             wdl: [1.0, 0.0, 0.0],
+            ownership: vec![1; 25],
         };
         let chunk = Chunk {
             header: ChunkHeader {

@@ -4,22 +4,24 @@
 //!
 //! ```text
 //! magic "FNRS" | version u32 | variant u8 | planes u16 | points u16 | actions u16 | count u32
-//! count x ( planes*points f32 | n u16 | n x (action u16, probability f32) | wdl 3 x f32 )
+//! count x ( planes*points f32 | n u16 | n x (action u16, probability f32) | wdl 3 x f32
+//!           | m u16 | m x ownership i8 )
 //! FNV-1a 64 checksum of everything before it (u64)
 //! ```
 //!
-//! all little-endian. A file with a wrong magic, version, shape or checksum is refused
+//! all little-endian; `m` is 0 (no ownership target) or `points`. Version 1 files, from
+//! before the ownership target, have no `m` and are still read. A file with a wrong magic, version, shape or checksum is refused
 //! with the path and the reason. Game records are JSON lines (`games.jsonl`), one game a
 //! line with a `version` field; a damaged line is reported and skipped.
 
-use fanorona_rules::{Variant, num_actions};
-use fanorona_sim::num_planes;
+use fanorona_rules::{Color, Variant, num_actions};
+use fanorona_sim::{Encode, num_planes};
 use serde::{Deserialize, Serialize};
 use std::io::Write;
 use std::path::{Path, PathBuf};
 
-/// Version of the sample format.
-pub const SAMPLE_VERSION: u32 = 1;
+/// Version of the sample format (1: without the ownership target, still read).
+pub const SAMPLE_VERSION: u32 = 2;
 /// Version of the game record format.
 pub const GAME_VERSION: u32 = 1;
 const MAGIC: &[u8; 4] = b"FNRS";
@@ -33,6 +35,25 @@ pub struct Sample {
     pub policy: Vec<(u16, f32)>,
     /// The game's result for the mover: win, draw, loss.
     pub wdl: [f32; 3],
+    /// The game's last position in the mover's frame, a value a point
+    /// (`fanorona_sim::Encode::ownership`: 1 the mover's piece, -1 the opponent's, 0
+    /// empty), the ownership head's target; empty where there is none (a sample that is
+    /// not from a finished game, or read from a version 1 file).
+    pub ownership: Vec<i8>,
+}
+
+/// The ownership targets of a game that ended at `last`: for a sample of either mover,
+/// the last position in that mover's frame (`Sample::ownership`).
+pub fn ownership_targets<G: Encode>(last: &G) -> impl Fn(Color) -> Vec<i8> + use<G> {
+    let [white, black] = [Color::White, Color::Black].map(|c| {
+        let mut o = vec![0i8; last.variant().points()];
+        last.ownership(c, &mut o);
+        o
+    });
+    move |mover| match mover {
+        Color::White => white.clone(),
+        Color::Black => black.clone(),
+    }
 }
 
 /// A record file that cannot be used.
@@ -110,6 +131,12 @@ pub fn encode_samples<'a>(
         for v in s.wdl {
             b.extend_from_slice(&v.to_le_bytes());
         }
+        assert!(
+            s.ownership.is_empty() || s.ownership.len() == variant.points(),
+            "ownership of another shape"
+        );
+        b.extend_from_slice(&(s.ownership.len() as u16).to_le_bytes());
+        b.extend(s.ownership.iter().map(|&o| o as u8));
     }
     let h = fnv(&b);
     b.extend_from_slice(&h.to_le_bytes());
@@ -164,9 +191,9 @@ pub fn decode_samples(bytes: &[u8], variant: Variant) -> Result<Vec<Sample>, Str
         return Err("not a sample file (bad magic)".into());
     }
     let version = r.u32()?;
-    if version != SAMPLE_VERSION {
+    if !(1..=SAMPLE_VERSION).contains(&version) {
         return Err(format!(
-            "version {version}, this build reads {SAMPLE_VERSION}"
+            "version {version}, this build reads 1 to {SAMPLE_VERSION}"
         ));
     }
     let v = r.take(1)?[0];
@@ -200,10 +227,22 @@ pub fn decode_samples(bytes: &[u8], variant: Variant) -> Result<Vec<Sample>, Str
             policy.push((a, r.f32()?));
         }
         let wdl = [r.f32()?, r.f32()?, r.f32()?];
+        let mut ownership = Vec::new();
+        if version >= 2 {
+            let m = r.u16()? as usize;
+            if m != 0 && m != points {
+                return Err(format!("ownership of {m} points, expected 0 or {points}"));
+            }
+            ownership.extend(r.take(m)?.iter().map(|&o| o as i8));
+            if ownership.iter().any(|o| !(-1..=1).contains(o)) {
+                return Err("ownership value out of range (-1 to 1)".into());
+            }
+        }
         out.push(Sample {
             planes: pl,
             policy,
             wdl,
+            ownership,
         });
     }
     if r.i != body.len() {
@@ -342,13 +381,79 @@ mod tests {
             planes: (0..per).map(|i| ((i as f32) * k).sin()).collect(),
             policy: vec![(3, 0.25), (17, 0.75)],
             wdl: [k, 0.0, 1.0 - k],
+            // Every other sample with an ownership target.
+            ownership: if k < 0.3 {
+                (0..v.points()).map(|p| (p % 3) as i8 - 1).collect()
+            } else {
+                Vec::new()
+            },
         }
+    }
+
+    /// A version 1 file, as builds before the ownership target wrote it.
+    fn encode_v1(v: Variant, samples: &[Sample]) -> Vec<u8> {
+        let mut b = Vec::new();
+        b.extend_from_slice(MAGIC);
+        b.extend_from_slice(&1u32.to_le_bytes());
+        b.push(v as u8);
+        b.extend_from_slice(&(num_planes(v) as u16).to_le_bytes());
+        b.extend_from_slice(&(v.points() as u16).to_le_bytes());
+        b.extend_from_slice(&(num_actions(v) as u16).to_le_bytes());
+        b.extend_from_slice(&(samples.len() as u32).to_le_bytes());
+        for s in samples {
+            s.planes
+                .iter()
+                .for_each(|x| b.extend_from_slice(&x.to_le_bytes()));
+            b.extend_from_slice(&(s.policy.len() as u16).to_le_bytes());
+            for (a, p) in &s.policy {
+                b.extend_from_slice(&a.to_le_bytes());
+                b.extend_from_slice(&p.to_le_bytes());
+            }
+            s.wdl
+                .iter()
+                .for_each(|x| b.extend_from_slice(&x.to_le_bytes()));
+        }
+        let h = fnv(&b);
+        b.extend_from_slice(&h.to_le_bytes());
+        b
+    }
+
+    #[test]
+    fn version_1_files_read_without_ownership() {
+        let v = Variant::Tsivy;
+        let s: Vec<Sample> = (0..4).map(|i| sample(v, i as f32 / 4.0)).collect();
+        assert!(s.iter().any(|x| !x.ownership.is_empty()));
+        let read = decode_samples(&encode_v1(v, &s), v).unwrap();
+        assert_eq!(read.len(), s.len());
+        for (a, b) in read.iter().zip(&s) {
+            assert!(a.ownership.is_empty());
+            assert_eq!((&a.planes, &a.policy, a.wdl), (&b.planes, &b.policy, b.wdl));
+        }
+        // A version from the future is refused by number.
+        let mut future = encode_samples(v, s.iter());
+        future[4..8].copy_from_slice(&(SAMPLE_VERSION + 1).to_le_bytes());
+        let n = future.len() - 8;
+        let h = fnv(&future[..n]);
+        future[n..].copy_from_slice(&h.to_le_bytes());
+        let e = decode_samples(&future, v).unwrap_err();
+        assert!(e.contains("version 3"), "{e}");
+    }
+
+    #[test]
+    fn ownership_values_out_of_range_are_refused() {
+        let v = Variant::Dimy;
+        let mut s = sample(v, 0.0);
+        s.ownership[4] = 2;
+        let e = decode_samples(&encode_samples(v, [s].iter()), v).unwrap_err();
+        assert!(e.contains("ownership"), "{e}");
     }
 
     #[test]
     fn samples_round_trip_and_damage_is_caught() {
         let v = Variant::Dimy;
         let s: Vec<Sample> = (0..5).map(|i| sample(v, i as f32 / 5.0)).collect();
+        assert!(s.iter().any(|x| x.ownership.is_empty()));
+        assert!(s.iter().any(|x| x.ownership.len() == v.points()));
         let bytes = encode_samples(v, s.iter());
         assert_eq!(decode_samples(&bytes, v).unwrap(), s);
         let other = decode_samples(&bytes, Variant::Tsivy).unwrap_err();

@@ -7,7 +7,7 @@ use crate::selfplay::{self, SelfPlayStats};
 use fanorona_nn::burn::module::Module;
 use fanorona_nn::burn::prelude::Device;
 use fanorona_nn::checkpoint::{self, CheckpointMeta, FORMAT, NetShape};
-use fanorona_nn::{Batch, Losses, NetConfig, NetEvaluator, Trainer};
+use fanorona_nn::{Batch, Losses, Net, NetConfig, NetEvaluator, OWNERSHIP_CLASSES, Trainer};
 use fanorona_rules::telo::TeloPosition;
 use fanorona_rules::{Color, Position, TurnMode, Variant};
 use fanorona_sim::{Encode, num_planes, symmetries};
@@ -120,6 +120,13 @@ pub fn net_config(cfg: &TrainConfig) -> NetConfig {
     NetConfig::for_variant(cfg.variant())
         .with_blocks(cfg.net.blocks)
         .with_channels(cfg.net.channels)
+        .with_ownership(cfg.train.ownership_weight > 0.0)
+}
+
+/// The trainer of a training config for `net` (of [`net_config`]'s shape).
+pub(crate) fn trainer(net: Net, cfg: &TrainConfig, device: &Device) -> Trainer {
+    Trainer::new(net, net_config(cfg), device, cfg.train.weight_decay)
+        .with_ownership_weight(cfg.train.ownership_weight)
 }
 
 /// Seed of generation `g`'s random streams: a resumed run draws the same numbers as an
@@ -165,10 +172,13 @@ impl Replay {
         let syms = symmetries(variant);
         let actions = fanorona_rules::num_actions(variant);
         let per = num_planes(variant) * variant.points();
+        let points = variant.points();
         let mut b = Batch {
             planes: Vec::with_capacity(n * per),
             policy: vec![0.0; n * actions],
             wdl: Vec::with_capacity(n * 3),
+            ownership: Vec::new(), // filled at the first sample with a target
+            ownership_samples: 0,
             n,
         };
         let mut scratch = vec![0.0; per];
@@ -185,6 +195,18 @@ impl Replay {
                 b.policy[i * actions + sym.action(a as usize)] += p;
             }
             b.wdl.extend_from_slice(&s.wdl);
+            if !s.ownership.is_empty() {
+                if b.ownership.is_empty() {
+                    b.ownership = vec![0.0; n * OWNERSHIP_CLASSES * points];
+                }
+                // One-hot over the classes (-1, 0, 1 are classes 0, 1, 2), points mapped.
+                let row = &mut b.ownership[i * OWNERSHIP_CLASSES * points..];
+                for (p, &o) in s.ownership.iter().enumerate() {
+                    let q = sym.point(fanorona_rules::Point(p as u8)).index();
+                    row[(o + 1) as usize * points + q] = 1.0;
+                }
+                b.ownership_samples += 1;
+            }
         }
         b
     }
@@ -218,12 +240,7 @@ impl Learner {
     pub fn new(cfg: &TrainConfig, device: &Device) -> Learner {
         let net_cfg = net_config(cfg);
         Learner {
-            trainer: Trainer::new(
-                net_cfg.init(device),
-                net_cfg.clone(),
-                device,
-                cfg.train.weight_decay,
-            ),
+            trainer: trainer(net_cfg.init(device), cfg, device),
             replay: Replay::new(cfg.train.replay_window),
             state: RunState::default(),
             net_cfg,
@@ -245,7 +262,7 @@ impl Learner {
         let variant = cfg.variant();
         let net_cfg = net_config(cfg);
         let (net, meta, dir) = checkpoint::load(dir, device, Some(variant), Some(&net_cfg))?;
-        let mut trainer = Trainer::new(net, net_cfg.clone(), device, cfg.train.weight_decay);
+        let mut trainer = trainer(net, cfg, device);
         trainer.optimizer = checkpoint::load_optimizer(&dir, trainer.optimizer)?;
         let sp = dir.join("state.json");
         let text = std::fs::read_to_string(&sp).map_err(io(&sp))?;
@@ -656,12 +673,18 @@ impl WarmTrainer<'_> {
                 .extend(train_steps(self.trainer, all, cfg, k, lr, &mut self.rng));
             self.done += k;
             if self.done.is_multiple_of(500) || (last && self.done == target) {
+                let o = ownership_loss(&self.losses);
                 progress.message(&format!(
-                    "bootstrap: step {}, {} samples, loss p {:.3} v {:.3}, lr {lr:.5} ({:.0} s)",
+                    "bootstrap: step {}, {} samples, loss p {:.3} v {:.3}{}, lr {lr:.5} ({:.0} s)",
                     self.done,
                     all.len(),
                     mean(self.losses.iter().map(|l| l.policy)),
                     mean(self.losses.iter().map(|l| l.value)),
+                    if o.is_finite() {
+                        format!(" o {o:.3}")
+                    } else {
+                        String::new()
+                    },
                     self.clock.elapsed().as_secs_f64()
                 ));
                 self.losses.clear();
@@ -740,6 +763,11 @@ fn train_steps(
         .collect()
 }
 
+/// The mean ownership loss of the steps that trained it (NaN when none did).
+fn ownership_loss(losses: &[Losses]) -> f64 {
+    mean(losses.iter().map(|l| l.ownership).filter(|x| x.is_finite()))
+}
+
 fn mean(v: impl Iterator<Item = f32>) -> f64 {
     let (s, n) = v.fold((0.0f64, 0usize), |(s, n), x| (s + x as f64, n + 1));
     if n == 0 { f64::NAN } else { s / n as f64 }
@@ -765,6 +793,7 @@ pub(crate) fn log_generation(
     };
     put("loss/policy", mean(losses.iter().map(|l| l.policy)));
     put("loss/value", mean(losses.iter().map(|l| l.value)));
+    put("loss/ownership", ownership_loss(losses));
     put("policy/entropy", mean(losses.iter().map(|l| l.entropy)));
     put(
         "value/accuracy",
@@ -842,6 +871,10 @@ pub(crate) fn summary_line(
             mean(losses.iter().map(|l| l.value)),
             100.0 * mean(losses.iter().map(|l| l.value_accuracy))
         ));
+        let o = ownership_loss(losses);
+        if o.is_finite() {
+            line.push_str(&format!(", ownership loss {o:.3}"));
+        }
     }
     if let Some(a) = arena {
         line.push_str(&format!(

@@ -1,7 +1,7 @@
 //! Self-play: many games in flight, their leaves evaluated together in one network batch.
 
 use crate::config::{SelfPlayConfig, TrainConfig};
-use crate::records::{GAME_VERSION, GameRecord, Sample};
+use crate::records::{GAME_VERSION, GameRecord, Sample, ownership_targets};
 use fanorona_nn::NetEvaluator;
 use fanorona_rules::{Color, Game, Outcome};
 use fanorona_search::{
@@ -437,6 +437,7 @@ fn finish<G: Encode>(
             stats.resign_false += 1;
         }
     }
+    let ownership = ownership_targets(s.tree.root_game());
     let samples: Vec<Sample> = s
         .pending
         .into_iter()
@@ -448,6 +449,7 @@ fn finish<G: Encode>(
                 planes: p.planes,
                 policy: p.policy,
                 wdl,
+                ownership: ownership(p.mover),
             }
         })
         .collect();

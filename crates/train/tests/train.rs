@@ -485,3 +485,83 @@ fn self_play_games_open_with_random_turns_that_are_recorded_but_not_learned() {
     // Some of 8 games drew a random opening (each draws 0 to 6 turns).
     assert!(openings > 0);
 }
+
+#[test]
+fn self_play_samples_hold_the_last_position_as_each_mover_sees_it() {
+    use fanorona_rules::Game;
+    use fanorona_sim::Encode;
+    let device = Device::flex();
+    let cfg = tiny("dimy", 1);
+    let net = fanorona_train::run::net_config(&cfg).init(&device);
+    let mut eval = fanorona_nn::NetEvaluator::new(net, device, cfg.variant(), false, 7);
+    let start = fanorona_rules::Position::start(cfg.variant(), cfg.rule_options());
+    let (games, _) = fanorona_train::selfplay::play(&start, &cfg, &mut eval, 4, 1, 5, &mut |_| {});
+    assert_eq!(games.len(), 4);
+    for g in &games {
+        // No opening: a sample a decision, in the record's order.
+        assert_eq!(g.samples.len(), g.record.actions.len());
+        let mut pos = start;
+        let mut movers = Vec::new();
+        for &a in &g.record.actions {
+            movers.push(pos.to_move());
+            pos.apply(a as usize);
+        }
+        for (s, mover) in g.samples.iter().zip(movers) {
+            let mut want = vec![0i8; 25];
+            pos.ownership(mover, &mut want);
+            assert_eq!(s.ownership, want);
+        }
+    }
+}
+
+#[test]
+fn an_ownership_head_trains_from_the_warm_start_on_and_resumes() {
+    let root = tmp("ownership");
+    let mut cfg = tiny("dimy", 1);
+    cfg.bootstrap.games = 4;
+    cfg.bootstrap.depth = 1;
+    cfg.bootstrap.epochs = 1.0;
+    cfg.train.ownership_weight = 1.5;
+    let mut log = Log::default();
+    train(&options(cfg.clone(), &root, "o"), &mut log).unwrap();
+    // The warm start's progress shows the ownership loss beside the other two.
+    assert!(
+        log.0
+            .iter()
+            .any(|m| m.starts_with("bootstrap: step") && m.contains(" o ")),
+        "{:?}",
+        log.0
+    );
+    let ck = root.join("checkpoints/o");
+    // Both checkpoints have the head; the window's samples all have a target (the engine's
+    // games and self-play's), each a value a point.
+    for g in ["00000", "00001"] {
+        let meta: fanorona_nn::CheckpointMeta =
+            serde_json::from_str(&std::fs::read_to_string(ck.join(g).join("meta.json")).unwrap())
+                .unwrap();
+        assert!(meta.net.ownership, "{g}");
+    }
+    let window = read_samples(&ck.join("00001/replay.bin"), fanorona_rules::Variant::Dimy).unwrap();
+    assert!(!window.is_empty());
+    assert!(window.iter().all(|s| s.ownership.len() == 25));
+    // The run resumes with its head; a network without one is not it.
+    cfg.run.generations = 2;
+    let s = train(&options(cfg.clone(), &root, "o"), &mut Quiet).unwrap();
+    assert_eq!(s.state.generation, 2);
+    // Its loss is logged (generation 1's samples train during generation 2), a finite
+    // number.
+    let metrics = std::fs::read_to_string(root.join("experiments/o/metrics.jsonl")).unwrap();
+    let line = metrics
+        .lines()
+        .find(|l| l.contains("\"tag\":\"loss/ownership\""))
+        .expect("loss/ownership logged");
+    let v: serde_json::Value = serde_json::from_str(line).unwrap();
+    assert!(v["value"].as_f64().unwrap().is_finite(), "{line}");
+    let (net, _, _) = fanorona_nn::checkpoint::load(&ck, &Device::flex(), None, None).unwrap();
+    assert!(net.has_ownership());
+    let plain = fanorona_train::run::net_config(&tiny("dimy", 1));
+    assert!(fanorona_nn::checkpoint::load(&ck, &Device::flex(), None, Some(&plain)).is_err());
+    let e = TrainConfig::load(None, &["train.ownership_weight=-1".to_string()]).unwrap_err();
+    assert!(e.to_string().contains("ownership_weight"), "{e}");
+    std::fs::remove_dir_all(&root).ok();
+}
