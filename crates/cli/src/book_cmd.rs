@@ -4,7 +4,7 @@ use crate::input_err;
 use anyhow::Result;
 use clap::Args;
 use fanorona_rules::{RuleOptions, Variant};
-use fanorona_search::book::{BookSpec, format_book, make_book};
+use fanorona_search::book::{BookSpec, format_book, make_book_excluding, parse_book};
 use indicatif::{ProgressBar, ProgressStyle};
 use std::path::PathBuf;
 
@@ -29,6 +29,10 @@ pub struct BookArgs {
     /// Seed of the random turns (the same arguments give the same book).
     #[arg(long, default_value_t = 1)]
     pub seed: u64,
+    /// Keep no position of this book (a training book disjoint from the match book:
+    /// `--exclude configs/books/dimy.fen`).
+    #[arg(long, value_name = "FILE")]
+    pub exclude: Option<PathBuf>,
     /// Write the book here (default: standard output).
     #[arg(long, value_name = "FILE")]
     pub out: Option<PathBuf>,
@@ -53,6 +57,23 @@ pub fn book(a: BookArgs) -> Result<()> {
     for pair in &a.rules {
         rules.set_pair(pair).map_err(input_err)?;
     }
+    let exclude = match &a.exclude {
+        Some(p) => {
+            let text = std::fs::read_to_string(p)
+                .map_err(|e| input_err(format!("--exclude {}: {e}", p.display())))?;
+            let name = p.display().to_string();
+            let positions = parse_book(&name, &text, rules).map_err(input_err)?;
+            if positions[0].variant() != a.variant {
+                return Err(input_err(format!(
+                    "--exclude {name}: a book of {} positions, not {}",
+                    positions[0].variant(),
+                    a.variant
+                )));
+            }
+            positions
+        }
+        None => Vec::new(),
+    };
     let mut spec = BookSpec::new(a.variant, a.count);
     spec.rules = rules;
     spec.turns = a.turns;
@@ -65,13 +86,23 @@ pub fn book(a: BookArgs) -> Result<()> {
             .expect("valid template")
             .progress_chars("=> "),
     );
-    let book = make_book(&spec, |found, tried| {
+    let book = make_book_excluding(&spec, &exclude, |found, tried| {
         bar.set_position(found as u64);
         bar.set_message(format!("({tried} tried)"));
     })
     .map_err(input_err)?;
     bar.finish_and_clear();
-    let text = format_book(&spec, &book);
+    let mut text = format_book(&spec, &book);
+    if let Some(p) = &a.exclude {
+        // After the header's first two lines, so that it reads with the command.
+        let note = format!(
+            "# ... --exclude {}: none of its {} positions.\n",
+            p.display(),
+            exclude.len()
+        );
+        let at = text.match_indices('\n').nth(1).map_or(0, |(i, _)| i + 1);
+        text.insert_str(at, &note);
+    }
     match &a.out {
         Some(p) => {
             if let Some(dir) = p.parent().filter(|d| !d.as_os_str().is_empty()) {

@@ -1018,6 +1018,20 @@ fn book_then_arena_with_the_book_and_sprt() {
     // The same arguments make the same book.
     let o2 = fanorona(&make);
     assert_eq!(stdout(&o2), text);
+    // --exclude: a second book (a training book) shares no position with the first.
+    let o3 = fanorona(&[&make[..], &["--seed", "2", "--exclude", &b]].concat());
+    assert!(o3.status.success(), "{}", stderr(&o3));
+    let other = stdout(&o3);
+    assert!(other.contains("--exclude"), "{other}");
+    let board = |f: &str| f.split(' ').take(2).collect::<Vec<_>>().join(" ");
+    let held: std::collections::HashSet<String> = fens.iter().map(|f| board(f)).collect();
+    let new: Vec<&str> = other.lines().filter(|l| !l.starts_with('#')).collect();
+    assert_eq!(new.len(), 12);
+    assert!(new.iter().all(|f| !held.contains(&board(f))), "{other}");
+    let missing = dir.join("missing.fen").display().to_string();
+    let o4 = fanorona(&[&make[..], &["--exclude", &missing]].concat());
+    assert_eq!(o4.status.code(), Some(2));
+    assert!(stderr(&o4).contains("missing.fen"), "{}", stderr(&o4));
     // Every pairing plays each position twice; --games 8 takes the first 4 positions.
     let out = dir.join("arena");
     let args = [

@@ -145,8 +145,23 @@ pub enum MakeBookError {
 /// Too few positions pass within the allowed tries.
 pub fn make_book(
     spec: &BookSpec,
+    progress: impl FnMut(usize, usize),
+) -> Result<Book, MakeBookError> {
+    make_book_excluding(spec, &[], progress)
+}
+
+/// [`make_book`], keeping none of `exclude` (the same pieces and side to move, whatever
+/// the counters): a book to train on that shares no position with the book a match
+/// measures on. Excluded positions count as tried.
+///
+/// # Errors
+/// Too few positions pass within the allowed tries.
+pub fn make_book_excluding(
+    spec: &BookSpec,
+    exclude: &[Position],
     mut progress: impl FnMut(usize, usize),
 ) -> Result<Book, MakeBookError> {
+    let excluded: HashSet<String> = exclude.iter().map(|p| p.board_fen()).collect();
     let mut rng = SmallRng::seed_from_u64(spec.seed);
     let mut engine = AlphaBeta::new(AbConfig {
         hash_mb: 16,
@@ -176,7 +191,8 @@ pub fn make_book(
             let t = turns[rng.random_range(0..turns.len())];
             pos.play_unchecked(&t);
         }
-        if pos.outcome().is_some() || !seen.insert(pos.fen()) {
+        if pos.outcome().is_some() || excluded.contains(&pos.board_fen()) || !seen.insert(pos.fen())
+        {
             progress(book.positions.len(), book.tried);
             continue;
         }
@@ -253,6 +269,31 @@ mod tests {
         assert_eq!(make_book(&spec, |_, _| {}).unwrap(), book);
         // Each is `turns` turns from the start (ply counts turns).
         assert!(back.iter().all(|p| p.ply() == 4));
+    }
+
+    #[test]
+    fn excluded_positions_stay_out() {
+        let mut spec = BookSpec::new(Variant::Dimy, 30);
+        spec.depth = 2;
+        spec.max_score = 60;
+        let first = make_book(&spec, |_, _| {}).unwrap();
+        let held_out = &first.positions[..10];
+        let other = make_book_excluding(&spec, held_out, |_, _| {}).unwrap();
+        assert_eq!(other.positions.len(), 30);
+        let out: HashSet<String> = held_out.iter().map(|p| p.board_fen()).collect();
+        assert!(
+            other
+                .positions
+                .iter()
+                .all(|p| !out.contains(&p.board_fen()))
+        );
+        // The same seed: the rest of the first book is found again.
+        let kept: HashSet<String> = other.positions.iter().map(|p| p.fen()).collect();
+        assert!(
+            first.positions[10..]
+                .iter()
+                .all(|p| kept.contains(&p.fen()))
+        );
     }
 
     #[test]

@@ -82,6 +82,13 @@ pub struct SelfPlayConfig {
     /// `bootstrap.opening_turns` does for the warm start; without it a sharp network's
     /// games share their first decisions.
     pub opening_turns: u32,
+    /// A book file (one FEN a line, as `fanorona book` writes; tsivy and dimy): each game
+    /// starts from one of its positions, drawn at random, instead of the start position
+    /// (`opening_turns` random turns still come first). Balanced, varied positions as a
+    /// book arena plays them; make it with `fanorona book --exclude` the match's book so
+    /// that training never sees the positions it is measured on. A relative path is read
+    /// from the working folder. Empty: the start position.
+    pub book: String,
     /// PUCT exploration constant.
     pub c_puct: f32,
     /// First-play urgency reduction.
@@ -340,6 +347,7 @@ impl Default for SelfPlayConfig {
             leaves_per_game: 4,
             temperature_moves: 20,
             opening_turns: 0,
+            book: String::new(),
             c_puct: 1.5,
             fpu_reduction: 0.25,
             dirichlet_alpha: 0.3,
@@ -513,6 +521,9 @@ impl TrainConfig {
         if s.opening_turns > 100 {
             return bad("selfplay.opening_turns must be at most 100");
         }
+        if !s.book.is_empty() && self.variant == "telo" {
+            return bad("selfplay.book: books hold tsivy and dimy positions, not telo");
+        }
         let b = &self.bootstrap;
         if b.games > 0 {
             if self.variant == "telo" {
@@ -680,6 +691,9 @@ mod tests {
         assert!(ok(&["selfplay.opening_turns=8"]).is_ok());
         let e = ok(&["selfplay.opening_turns=1000"]).unwrap_err();
         assert!(e.to_string().contains("selfplay.opening_turns"), "{e}");
+        assert!(ok(&["variant=dimy", "selfplay.book=b.fen"]).is_ok());
+        let e = ok(&["variant=telo", "selfplay.book=b.fen"]).unwrap_err();
+        assert!(e.to_string().contains("selfplay.book"), "{e}");
         // Round trip through the resolved TOML.
         let text = c.to_toml();
         let back: TrainConfig = toml::from_str(&text).unwrap();

@@ -36,7 +36,7 @@ use crate::metrics::{JsonlSink, MetricsSink, Sinks, TensorboardSink};
 use crate::records::{self, GameRecord, Sample, fnv};
 use crate::run::{
     Learner, Progress, Summary, TrainError, generation_seed, io, log_generation, net_config,
-    play_generation, summary_line, trainer,
+    play_generation, read_selfplay_book, summary_line, trainer,
 };
 use crate::selfplay::SelfPlayStats;
 use crate::store::{Created, Store};
@@ -485,6 +485,8 @@ pub fn selfplay_worker(
     };
     let variant = cfg.variant();
     let net_cfg = net_config(&cfg);
+    // The run's `selfplay.book`, read from this worker's folder (the path is the run's).
+    let book = read_selfplay_book(&cfg)?;
     let chunk_games = if cfg.distributed.chunk_games > 0 {
         cfg.distributed.chunk_games
     } else {
@@ -540,8 +542,15 @@ pub fn selfplay_worker(
             seed,
         );
         progress.selfplay_started(*generation, n as usize);
-        let (finished, stats) =
-            play_generation(&cfg, &mut eval, n as usize, *generation, seed, progress);
+        let (finished, stats) = play_generation(
+            &cfg,
+            &mut eval,
+            n as usize,
+            *generation,
+            seed,
+            book.as_deref(),
+            progress,
+        );
         progress.selfplay_finished();
         let samples: Vec<Sample> = finished.iter().flat_map(|f| f.samples.clone()).collect();
         let games: Vec<GameRecord> = finished.into_iter().map(|f| f.record).collect();
@@ -985,6 +994,7 @@ mod tests {
                 actions: vec![1, 2],
                 moves: vec!["a".into(), "b".into()],
                 resigned: false,
+                start: Some("BBBBB/BBBBB/BW1BW/WWWWW/WWWWW w 0 0".into()),
             }],
         };
         let b = encode_chunk(&chunk);

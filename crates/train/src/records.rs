@@ -299,6 +299,10 @@ pub struct GameRecord {
     /// Whether a side resigned.
     #[serde(default)]
     pub resigned: bool,
+    /// The position the game began from (FEN), where it is not the variant's start
+    /// position (`selfplay.book`); `actions` are played from there.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub start: Option<String>,
 }
 
 /// Appends game records to a JSON-lines file.
@@ -492,6 +496,7 @@ mod tests {
             actions: vec![4, 0, 8],
             moves: vec!["b2".into(), "a1".into(), "c3".into()],
             resigned: false,
+            start: None,
         };
         append_games(&p, &[g.clone(), g.clone()]).unwrap();
         std::fs::OpenOptions::new()

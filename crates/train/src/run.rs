@@ -89,8 +89,9 @@ pub enum TrainError {
     /// The run folder holds a different configuration.
     #[error("run `{0}` was started with another configuration: {1}")]
     ConfigChanged(String, String),
-    /// The book of the periodic match (`run.arena_book`) cannot be used.
-    #[error("run.arena_book: {0}")]
+    /// A book the config names (`run.arena_book`, `selfplay.book`) cannot be used; the
+    /// message names the key.
+    #[error("{0}")]
     Book(String),
     /// Object storage kept failing, or its URL is unusable.
     #[error(transparent)]
@@ -378,6 +379,7 @@ pub fn train(opts: &RunOptions, progress: &mut dyn Progress) -> Result<Summary, 
     }
     records::write_atomically(&cfg_path, text.as_bytes()).map_err(io(&cfg_path))?;
     let arena_book = read_arena_book(cfg)?;
+    let selfplay_book = read_selfplay_book(cfg)?;
 
     let mut learner = Learner::new(cfg, &opts.device);
     let mut last_checkpoint = None;
@@ -450,14 +452,30 @@ pub fn train(opts: &RunOptions, progress: &mut dyn Progress) -> Result<Summary, 
             std::thread::scope(|scope| {
                 let training =
                     scope.spawn(move || train_on_window(trainer, window, cfg, owed, lr, seed));
-                let (finished, stats) = play_generation(cfg, &mut eval, games, g, seed, progress);
+                let (finished, stats) = play_generation(
+                    cfg,
+                    &mut eval,
+                    games,
+                    g,
+                    seed,
+                    selfplay_book.as_deref(),
+                    progress,
+                );
                 let trained = training
                     .join()
                     .unwrap_or_else(|e| std::panic::resume_unwind(e));
                 (finished, stats, Some(trained))
             })
         } else {
-            let (finished, stats) = play_generation(cfg, &mut eval, games, g, seed, progress);
+            let (finished, stats) = play_generation(
+                cfg,
+                &mut eval,
+                games,
+                g,
+                seed,
+                selfplay_book.as_deref(),
+                progress,
+            );
             (finished, stats, None)
         };
         progress.selfplay_finished();
@@ -693,19 +711,21 @@ impl WarmTrainer<'_> {
     }
 }
 
-/// Self-play of generation `g` with the network in `eval`.
+/// Self-play of generation `g` with the network in `eval`, from the positions of `book`
+/// (`selfplay.book`) or else the start position.
 pub(crate) fn play_generation(
     cfg: &TrainConfig,
     eval: &mut NetEvaluator,
     games: usize,
     g: u64,
     seed: u64,
+    book: Option<&[Position]>,
     progress: &mut dyn Progress,
 ) -> (Vec<selfplay::FinishedGame>, SelfPlayStats) {
     let mut on_game = |n: usize| progress.game_finished(n);
     match cfg.variant() {
         Variant::Telo => selfplay::play(
-            &TeloPosition::start(cfg.rule_options()),
+            &[(TeloPosition::start(cfg.rule_options()), None)],
             cfg,
             eval,
             games,
@@ -714,7 +734,10 @@ pub(crate) fn play_generation(
             &mut on_game,
         ),
         v => selfplay::play(
-            &Position::start(v, cfg.rule_options()),
+            &match book {
+                Some(b) => b.iter().map(|p| (*p, Some(p.fen()))).collect::<Vec<_>>(),
+                None => vec![(Position::start(v, cfg.rule_options()), None)],
+            },
             cfg,
             eval,
             games,
@@ -888,10 +911,23 @@ pub(crate) fn summary_line(
 
 /// The book of the periodic match, if the config names one.
 fn read_arena_book(cfg: &TrainConfig) -> Result<Option<Vec<Position>>, TrainError> {
-    if cfg.run.arena_book.is_empty() {
+    read_book(cfg, "run.arena_book", &cfg.run.arena_book)
+}
+
+/// The book self-play starts from, if the config names one.
+pub(crate) fn read_selfplay_book(cfg: &TrainConfig) -> Result<Option<Vec<Position>>, TrainError> {
+    read_book(cfg, "selfplay.book", &cfg.selfplay.book)
+}
+
+/// The book at `path` (the config's `key`; empty: none), checked against the run's variant.
+fn read_book(
+    cfg: &TrainConfig,
+    key: &str,
+    path: &str,
+) -> Result<Option<Vec<Position>>, TrainError> {
+    if path.is_empty() {
         return Ok(None);
     }
-    let path = &cfg.run.arena_book;
     let text = std::fs::read_to_string(path).map_err(|e| {
         // A relative path is read from the working folder, not the config's folder: say
         // so, since a run started from elsewhere is the usual way to get here.
@@ -901,13 +937,13 @@ fn read_arena_book(cfg: &TrainConfig) -> Result<Option<Vec<Position>>, TrainErro
             }
             _ => String::new(),
         };
-        TrainError::Book(format!("`{path}`{whence}: {e}"))
+        TrainError::Book(format!("{key}: `{path}`{whence}: {e}"))
     })?;
     let book = fanorona_search::book::parse_book(path, &text, cfg.rule_options())
-        .map_err(|e| TrainError::Book(e.to_string()))?;
+        .map_err(|e| TrainError::Book(format!("{key}: {e}")))?;
     if book[0].variant() != cfg.variant() {
         return Err(TrainError::Book(format!(
-            "`{path}` holds {} positions, the run trains {}",
+            "{key}: `{path}` holds {} positions, the run trains {}",
             book[0].variant(),
             cfg.variant()
         )));

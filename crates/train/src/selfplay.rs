@@ -52,15 +52,19 @@ pub struct SelfPlayStats {
 /// Decisions that make a game's opening, for [`SelfPlayStats::distinct_openings`].
 pub const OPENING_DECISIONS: usize = 20;
 
-/// How many of `games` (each its actions) open with a sequence of
-/// [`OPENING_DECISIONS`] decisions that no other of them has: games that share an opening
-/// count once.
-pub fn distinct_openings<'a>(games: impl Iterator<Item = &'a [u16]>) -> u64 {
-    let openings: std::collections::HashSet<&[u16]> = games
-        .map(|a| &a[..a.len().min(OPENING_DECISIONS)])
+/// How many of `games` (each its start, `None` for the variant's start position, and its
+/// actions) open with a start and a sequence of [`OPENING_DECISIONS`] decisions that no
+/// other of them has: games that share an opening count once.
+pub fn distinct_openings<'a>(games: impl Iterator<Item = (Option<&'a str>, &'a [u16])>) -> u64 {
+    let openings: std::collections::HashSet<(Option<&str>, &[u16])> = games
+        .map(|(start, a)| (start, &a[..a.len().min(OPENING_DECISIONS)]))
         .collect();
     openings.len() as u64
 }
+
+/// Where self-play games begin: a position and the FEN its records name (`None`: the
+/// variant's start position, which records leave implicit).
+pub type Start<G> = (G, Option<String>);
 
 impl SelfPlayStats {
     /// Adds another batch's counts (seconds add too).
@@ -113,6 +117,8 @@ struct Slot<G> {
     sims_at_start: u32,
     /// Decisions of the random opening (recorded as moves, not as samples).
     opening: usize,
+    /// The FEN of the position the game began from, if not the start position.
+    start: Option<String>,
 }
 
 fn mcts_config(cfg: &TrainConfig) -> MctsConfig {
@@ -135,9 +141,14 @@ fn mcts_config(cfg: &TrainConfig) -> MctsConfig {
 }
 
 impl<G: Encode> Slot<G> {
-    fn new(start: &G, cfg: &TrainConfig, seed: u64) -> Slot<G> {
+    /// A game from one of `starts` (drawn at random when there are several).
+    fn new(starts: &[Start<G>], cfg: &TrainConfig, seed: u64) -> Slot<G> {
         let mut rng = SmallRng::seed_from_u64(seed);
         let resign_check = rng.random_range(0.0f32..1.0) < cfg.selfplay.resign_check_share;
+        let (start, start_fen) = match starts {
+            [one] => one,
+            _ => &starts[rng.random_range(0..starts.len())],
+        };
         let turns = rng.random_range(0..=cfg.selfplay.opening_turns);
         let (game, actions, moves) = random_opening(start, turns, &mut rng);
         let mut s = Slot {
@@ -153,6 +164,7 @@ impl<G: Encode> Slot<G> {
             rng,
             leaves: Vec::new(),
             sims_at_start: 0,
+            start: start_fen.clone(),
         };
         s.plan(cfg);
         s
@@ -233,11 +245,15 @@ fn blend_values<G: Encode>(games: &[&G], wdl: &mut [[f32; 3]], sp: &SelfPlayConf
     });
 }
 
-/// Plays `games` self-play games from `start`, `games_in_flight` at a time, each network
-/// call serving the leaves of every game in flight. `on_game` is called after every
-/// finished game with the number finished so far.
+/// Plays `games` self-play games, each from one of `starts` (at least one; drawn at random
+/// per game), `games_in_flight` at a time, each network call serving the leaves of every
+/// game in flight. `on_game` is called after every finished game with the number
+/// finished so far.
+///
+/// # Panics
+/// `starts` is empty.
 pub fn play<G: Encode>(
-    start: &G,
+    starts: &[Start<G>],
     cfg: &TrainConfig,
     eval: &mut NetEvaluator,
     games: usize,
@@ -247,13 +263,14 @@ pub fn play<G: Encode>(
 ) -> (Vec<FinishedGame>, SelfPlayStats) {
     let t0 = std::time::Instant::now();
     let sp = &cfg.selfplay;
-    let variant = start.variant();
+    assert!(!starts.is_empty(), "self-play needs a start position");
+    let variant = starts[0].0.variant();
     let mut stats = SelfPlayStats::default();
     let mut started = 0usize;
     let mut slots: Vec<Slot<G>> = Vec::new();
     while started < games.min(sp.games_in_flight) {
         slots.push(Slot::new(
-            start,
+            starts,
             cfg,
             seed.wrapping_mul(1_000_003).wrapping_add(started as u64),
         ));
@@ -335,7 +352,7 @@ pub fn play<G: Encode>(
                 on_game(finished.len());
                 if started < games {
                     slots.push(Slot::new(
-                        start,
+                        starts,
                         cfg,
                         seed.wrapping_mul(1_000_003).wrapping_add(started as u64),
                     ));
@@ -349,7 +366,11 @@ pub fn play<G: Encode>(
     stats.calls = eval.calls - calls0;
     stats.evals = eval.positions - evals0;
     stats.seconds = t0.elapsed().as_secs_f64();
-    stats.distinct_openings = distinct_openings(finished.iter().map(|f| &f.record.actions[..]));
+    stats.distinct_openings = distinct_openings(
+        finished
+            .iter()
+            .map(|f| (f.record.start.as_deref(), &f.record.actions[..])),
+    );
     (finished, stats)
 }
 
@@ -463,6 +484,7 @@ fn finish<G: Encode>(
             actions: s.actions,
             moves: s.moves,
             resigned,
+            start: s.start,
         },
         samples,
     }
@@ -481,7 +503,11 @@ mod tests {
         other[3] = 999;
         let short = vec![1u16, 2];
         let games = [&long[..], &same_opening, &other, &short, &short];
-        assert_eq!(distinct_openings(games.into_iter()), 3);
+        assert_eq!(distinct_openings(games.into_iter().map(|g| (None, g))), 3);
         assert_eq!(distinct_openings(std::iter::empty()), 0);
+        // The same decisions from another start are another opening.
+        let starts = [None, Some("x"), Some("x"), Some("y")];
+        let same = starts.into_iter().map(|s| (s, &long[..]));
+        assert_eq!(distinct_openings(same), 3);
     }
 }

@@ -300,7 +300,15 @@ fn value_targets_mix_the_result_with_the_search() {
         let mut eval =
             fanorona_nn::NetEvaluator::new(net.clone(), device.clone(), cfg.variant(), false, 7);
         let start = fanorona_rules::Position::start(cfg.variant(), cfg.rule_options());
-        fanorona_train::selfplay::play(&start, &cfg, &mut eval, 4, 1, 7, &mut |_| {})
+        fanorona_train::selfplay::play(
+            &[(start.clone(), None)],
+            &cfg,
+            &mut eval,
+            4,
+            1,
+            7,
+            &mut |_| {},
+        )
     };
     let (pure, _) = play(0.0);
     let (mixed, _) = play(0.5);
@@ -348,7 +356,15 @@ fn blended_self_play_searches_with_alpha_beta_values() {
         let mut eval =
             fanorona_nn::NetEvaluator::new(net.clone(), device.clone(), cfg.variant(), false, 7);
         let start = fanorona_rules::Position::start(cfg.variant(), cfg.rule_options());
-        fanorona_train::selfplay::play(&start, &cfg, &mut eval, 4, 1, 7, &mut |_| {})
+        fanorona_train::selfplay::play(
+            &[(start.clone(), None)],
+            &cfg,
+            &mut eval,
+            4,
+            1,
+            7,
+            &mut |_| {},
+        )
     };
     let (pure, _) = play(0);
     let (blended, _) = play(1);
@@ -399,7 +415,15 @@ fn forced_playouts_change_the_self_play_searches_and_targets_stay_distributions(
         let mut eval =
             fanorona_nn::NetEvaluator::new(net.clone(), device.clone(), cfg.variant(), false, 7);
         let start = fanorona_rules::Position::start(cfg.variant(), cfg.rule_options());
-        fanorona_train::selfplay::play(&start, &cfg, &mut eval, 4, 1, 7, &mut |_| {})
+        fanorona_train::selfplay::play(
+            &[(start.clone(), None)],
+            &cfg,
+            &mut eval,
+            4,
+            1,
+            7,
+            &mut |_| {},
+        )
     };
     let policies = |games: &[fanorona_train::selfplay::FinishedGame]| {
         games
@@ -437,8 +461,15 @@ fn self_play_games_open_with_random_turns_that_are_recorded_but_not_learned() {
         let mut eval =
             fanorona_nn::NetEvaluator::new(net.clone(), device.clone(), cfg.variant(), false, 7);
         let start = fanorona_rules::Position::start(cfg.variant(), cfg.rule_options());
-        let (games, _) =
-            fanorona_train::selfplay::play(&start, &cfg, &mut eval, 8, 1, 11, &mut |_| {});
+        let (games, _) = fanorona_train::selfplay::play(
+            &[(start.clone(), None)],
+            &cfg,
+            &mut eval,
+            8,
+            1,
+            11,
+            &mut |_| {},
+        );
         (start, games)
     };
     let (_, plain) = play(0);
@@ -495,7 +526,15 @@ fn self_play_samples_hold_the_last_position_as_each_mover_sees_it() {
     let net = fanorona_train::run::net_config(&cfg).init(&device);
     let mut eval = fanorona_nn::NetEvaluator::new(net, device, cfg.variant(), false, 7);
     let start = fanorona_rules::Position::start(cfg.variant(), cfg.rule_options());
-    let (games, _) = fanorona_train::selfplay::play(&start, &cfg, &mut eval, 4, 1, 5, &mut |_| {});
+    let (games, _) = fanorona_train::selfplay::play(
+        &[(start.clone(), None)],
+        &cfg,
+        &mut eval,
+        4,
+        1,
+        5,
+        &mut |_| {},
+    );
     assert_eq!(games.len(), 4);
     for g in &games {
         // No opening: a sample a decision, in the record's order.
@@ -563,5 +602,86 @@ fn an_ownership_head_trains_from_the_warm_start_on_and_resumes() {
     assert!(fanorona_nn::checkpoint::load(&ck, &Device::flex(), None, Some(&plain)).is_err());
     let e = TrainConfig::load(None, &["train.ownership_weight=-1".to_string()]).unwrap_err();
     assert!(e.to_string().contains("ownership_weight"), "{e}");
+    std::fs::remove_dir_all(&root).ok();
+}
+
+#[test]
+fn self_play_starts_from_the_positions_of_its_book() {
+    // selfplay.book: every game begins at one of the book's positions, its record names
+    // that position (FEN) and replays from it, and the first sample is that position.
+    use fanorona_rules::{Game, Position, RuleOptions, TurnMode, Variant};
+    use fanorona_sim::Encode;
+    use std::collections::HashSet;
+    let root = tmp("book");
+    let mut book = Vec::new();
+    let mut pos = Position::start(Variant::Dimy, RuleOptions::default());
+    for i in 0..3 {
+        let turns = pos.turns(TurnMode::Distinct);
+        pos.play_unchecked(&turns[i % turns.len()]);
+        book.push(pos.fen());
+    }
+    let path = root.join("train.fen");
+    std::fs::write(&path, format!("# three positions\n{}\n", book.join("\n"))).unwrap();
+    let mut cfg = tiny("dimy", 1);
+    cfg.selfplay.games_per_generation = 8;
+    cfg.selfplay.book = path.display().to_string();
+    train(&options(cfg.clone(), &root, "b"), &mut Quiet).unwrap();
+    let (games, bad) = read_games(&root.join("experiments/b/games/00001.jsonl")).unwrap();
+    assert!(bad.is_empty(), "{bad:?}");
+    assert_eq!(games.len(), 8);
+    let mut starts = HashSet::new();
+    for g in &games {
+        let fen = g.start.as_deref().expect("a book game names its start");
+        assert!(book.iter().any(|b| b == fen), "{fen} is not in the book");
+        starts.insert(fen);
+        let mut pos = Position::from_fen(fen, RuleOptions::default()).unwrap();
+        let mut legal = Vec::new();
+        for (i, &a) in g.actions.iter().enumerate() {
+            pos.legal_actions(&mut legal);
+            assert!(legal.contains(&(a as usize)), "action {i} from {fen}");
+            assert_eq!(pos.action_name(a as usize), g.moves[i]);
+            pos.apply(a as usize);
+        }
+    }
+    assert!(
+        starts.len() > 1,
+        "8 games drew one of 3 positions every time"
+    );
+    // The samples of one game played directly: the first is its book position.
+    let device = Device::flex();
+    let net = fanorona_train::run::net_config(&cfg).init(&device);
+    let mut eval = fanorona_nn::NetEvaluator::new(net, device, cfg.variant(), false, 7);
+    let p = Position::from_fen(&book[1], RuleOptions::default()).unwrap();
+    let (played, _) = fanorona_train::selfplay::play(
+        &[(p, Some(book[1].clone()))],
+        &cfg,
+        &mut eval,
+        1,
+        1,
+        3,
+        &mut |_| {},
+    );
+    let mut planes = vec![0.0; played[0].samples[0].planes.len()];
+    p.encode(&mut planes);
+    assert_eq!(played[0].samples[0].planes, planes);
+    assert_eq!(played[0].record.start.as_deref(), Some(&book[1][..]));
+
+    // A book that is missing, or of another board, is named in the error.
+    let mut missing = cfg.clone();
+    missing.selfplay.book = root.join("nope.fen").display().to_string();
+    let e = train(&options(missing, &root, "m"), &mut Quiet).unwrap_err();
+    let msg = e.to_string();
+    assert!(
+        msg.contains("selfplay.book") && msg.contains("nope.fen"),
+        "{msg}"
+    );
+    let tsivy = root.join("tsivy.fen");
+    let t = Position::start(Variant::Tsivy, RuleOptions::default());
+    std::fs::write(&tsivy, format!("{}\n", t.fen())).unwrap();
+    let mut other = cfg.clone();
+    other.selfplay.book = tsivy.display().to_string();
+    let e = train(&options(other, &root, "t"), &mut Quiet).unwrap_err();
+    assert!(matches!(e, TrainError::Book(_)), "{e}");
+    assert!(e.to_string().contains("selfplay.book"), "{e}");
     std::fs::remove_dir_all(&root).ok();
 }
