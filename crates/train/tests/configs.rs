@@ -47,3 +47,27 @@ fn the_tsivy_preset_names_every_key() {
         }
     }
 }
+
+#[test]
+fn the_training_book_shares_no_position_with_the_match_book() {
+    use fanorona_rules::{RuleOptions, Variant};
+    use fanorona_search::book::parse_book;
+    let read = |name: &str| {
+        let path = configs().join("books").join(name);
+        let text = std::fs::read_to_string(&path).unwrap();
+        parse_book(name, &text, RuleOptions::default()).unwrap()
+    };
+    let matches = read("dimy.fen");
+    let training = read("dimy-train.fen");
+    assert!(training.len() >= 1000, "{} positions", training.len());
+    assert!(training.iter().all(|p| p.variant() == Variant::Dimy));
+    let held: std::collections::HashSet<String> = matches.iter().map(|p| p.board_fen()).collect();
+    let shared = training
+        .iter()
+        .filter(|p| held.contains(&p.board_fen()))
+        .count();
+    assert_eq!(
+        shared, 0,
+        "the training book holds {shared} match positions"
+    );
+}
