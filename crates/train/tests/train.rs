@@ -300,15 +300,7 @@ fn value_targets_mix_the_result_with_the_search() {
         let mut eval =
             fanorona_nn::NetEvaluator::new(net.clone(), device.clone(), cfg.variant(), false, 7);
         let start = fanorona_rules::Position::start(cfg.variant(), cfg.rule_options());
-        fanorona_train::selfplay::play(
-            &[(start.clone(), None)],
-            &cfg,
-            &mut eval,
-            4,
-            1,
-            7,
-            &mut |_| {},
-        )
+        fanorona_train::selfplay::play(&[(start, None)], &cfg, &mut eval, 4, 1, 7, &mut |_| {})
     };
     let (pure, _) = play(0.0);
     let (mixed, _) = play(0.5);
@@ -356,15 +348,7 @@ fn blended_self_play_searches_with_alpha_beta_values() {
         let mut eval =
             fanorona_nn::NetEvaluator::new(net.clone(), device.clone(), cfg.variant(), false, 7);
         let start = fanorona_rules::Position::start(cfg.variant(), cfg.rule_options());
-        fanorona_train::selfplay::play(
-            &[(start.clone(), None)],
-            &cfg,
-            &mut eval,
-            4,
-            1,
-            7,
-            &mut |_| {},
-        )
+        fanorona_train::selfplay::play(&[(start, None)], &cfg, &mut eval, 4, 1, 7, &mut |_| {})
     };
     let (pure, _) = play(0);
     let (blended, _) = play(1);
@@ -415,15 +399,7 @@ fn forced_playouts_change_the_self_play_searches_and_targets_stay_distributions(
         let mut eval =
             fanorona_nn::NetEvaluator::new(net.clone(), device.clone(), cfg.variant(), false, 7);
         let start = fanorona_rules::Position::start(cfg.variant(), cfg.rule_options());
-        fanorona_train::selfplay::play(
-            &[(start.clone(), None)],
-            &cfg,
-            &mut eval,
-            4,
-            1,
-            7,
-            &mut |_| {},
-        )
+        fanorona_train::selfplay::play(&[(start, None)], &cfg, &mut eval, 4, 1, 7, &mut |_| {})
     };
     let policies = |games: &[fanorona_train::selfplay::FinishedGame]| {
         games
@@ -462,7 +438,7 @@ fn self_play_games_open_with_random_turns_that_are_recorded_but_not_learned() {
             fanorona_nn::NetEvaluator::new(net.clone(), device.clone(), cfg.variant(), false, 7);
         let start = fanorona_rules::Position::start(cfg.variant(), cfg.rule_options());
         let (games, _) = fanorona_train::selfplay::play(
-            &[(start.clone(), None)],
+            &[(start, None)],
             &cfg,
             &mut eval,
             8,
@@ -526,15 +502,8 @@ fn self_play_samples_hold_the_last_position_as_each_mover_sees_it() {
     let net = fanorona_train::run::net_config(&cfg).init(&device);
     let mut eval = fanorona_nn::NetEvaluator::new(net, device, cfg.variant(), false, 7);
     let start = fanorona_rules::Position::start(cfg.variant(), cfg.rule_options());
-    let (games, _) = fanorona_train::selfplay::play(
-        &[(start.clone(), None)],
-        &cfg,
-        &mut eval,
-        4,
-        1,
-        5,
-        &mut |_| {},
-    );
+    let (games, _) =
+        fanorona_train::selfplay::play(&[(start, None)], &cfg, &mut eval, 4, 1, 5, &mut |_| {});
     assert_eq!(games.len(), 4);
     for g in &games {
         // No opening: a sample a decision, in the record's order.
