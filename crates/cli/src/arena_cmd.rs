@@ -112,9 +112,8 @@ pub struct ArenaArgs {
 
 /// Reads a book file (with the rule options of the command).
 pub fn read_book(path: &std::path::Path, rules: RuleOptions) -> Result<Vec<Position>> {
-    let text = std::fs::read_to_string(path)
-        .map_err(|e| input_err(format!("book `{}`: {e}", path.display())))?;
-    fanorona_search::book::parse_book(&path.display().to_string(), &text, rules).map_err(input_err)
+    fanorona_search::book::read_book(path, rules, None)
+        .map_err(|e| input_err(format!("--book {e}")))
 }
 
 /// Parses `--sprt ELO0,ELO1` with the error rates.

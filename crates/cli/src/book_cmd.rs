@@ -4,7 +4,7 @@ use crate::input_err;
 use anyhow::Result;
 use clap::Args;
 use fanorona_rules::{RuleOptions, Variant};
-use fanorona_search::book::{BookSpec, format_book, make_book_excluding, parse_book};
+use fanorona_search::book::{BookSpec, format_book, make_book_excluding, read_book};
 use indicatif::{ProgressBar, ProgressStyle};
 use std::path::PathBuf;
 
@@ -59,18 +59,7 @@ pub fn book(a: BookArgs) -> Result<()> {
     }
     let exclude = match &a.exclude {
         Some(p) => {
-            let text = std::fs::read_to_string(p)
-                .map_err(|e| input_err(format!("--exclude {}: {e}", p.display())))?;
-            let name = p.display().to_string();
-            let positions = parse_book(&name, &text, rules).map_err(input_err)?;
-            if positions[0].variant() != a.variant {
-                return Err(input_err(format!(
-                    "--exclude {name}: a book of {} positions, not {}",
-                    positions[0].variant(),
-                    a.variant
-                )));
-            }
-            positions
+            read_book(p, rules, Some(a.variant)).map_err(|e| input_err(format!("--exclude {e}")))?
         }
         None => Vec::new(),
     };

@@ -10,6 +10,7 @@ use fanorona_rules::{Position, RuleOptions, TurnMode, Variant};
 use rand::rngs::SmallRng;
 use rand::{RngExt, SeedableRng};
 use std::collections::HashSet;
+use std::path::Path;
 
 /// A book that cannot be read.
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
@@ -29,6 +30,62 @@ pub enum BookError {
     /// No positions at all.
     #[error("{0}: the book holds no positions")]
     Empty(String),
+    /// A file that cannot be read.
+    #[error("`{path}`{whence}: {message}", whence = relative_hint(path))]
+    Read {
+        /// The path as given.
+        path: String,
+        /// The system's reason.
+        message: String,
+    },
+    /// A book of another variant than the one asked for.
+    #[error("`{path}` holds {found} positions, not {wanted}")]
+    Variant {
+        /// The path as given.
+        path: String,
+        /// The book's variant.
+        found: Variant,
+        /// The variant asked for.
+        wanted: Variant,
+    },
+}
+
+/// For a relative path, the working folder it was read from: a command started from
+/// another folder is the usual reason a book is not found.
+fn relative_hint(path: &str) -> String {
+    match std::env::current_dir() {
+        Ok(dir) if Path::new(path).is_relative() => {
+            format!(" (relative to the working folder {})", dir.display())
+        }
+        _ => String::new(),
+    }
+}
+
+/// Reads the book file at `path`: [`parse_book`] of its text, and, given `variant`, a
+/// check that the book holds that variant's positions. The one way the binary and the
+/// training loop read books.
+///
+/// # Errors
+/// A file that cannot be read, any error of [`parse_book`], a book of another variant.
+pub fn read_book(
+    path: &Path,
+    rules: RuleOptions,
+    variant: Option<Variant>,
+) -> Result<Vec<Position>, BookError> {
+    let name = path.display().to_string();
+    let text = std::fs::read_to_string(path).map_err(|e| BookError::Read {
+        path: name.clone(),
+        message: e.to_string(),
+    })?;
+    let book = parse_book(&name, &text, rules)?;
+    match variant {
+        Some(wanted) if book[0].variant() != wanted => Err(BookError::Variant {
+            path: name,
+            found: book[0].variant(),
+            wanted,
+        }),
+        _ => Ok(book),
+    }
 }
 
 /// Reads a book's text: every FEN line, in order. `name` names the book in errors.
@@ -269,6 +326,29 @@ mod tests {
         assert_eq!(make_book(&spec, |_, _| {}).unwrap(), book);
         // Each is `turns` turns from the start (ply counts turns).
         assert!(back.iter().all(|p| p.ply() == 4));
+    }
+
+    #[test]
+    fn read_book_names_the_file_and_checks_the_variant() {
+        let dir = std::env::temp_dir().join(format!("fanorona-book-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let path = dir.join("b.fen");
+        let dimy = Position::start(Variant::Dimy, RuleOptions::default());
+        std::fs::write(&path, format!("# a book\n{}\n", dimy.fen())).unwrap();
+        let rules = RuleOptions::default();
+        assert_eq!(read_book(&path, rules, None).unwrap(), vec![dimy]);
+        assert_eq!(
+            read_book(&path, rules, Some(Variant::Dimy)).unwrap(),
+            vec![dimy]
+        );
+        let e = read_book(&path, rules, Some(Variant::Tsivy)).unwrap_err();
+        assert!(matches!(e, BookError::Variant { .. }), "{e}");
+        assert!(e.to_string().contains("b.fen"), "{e}");
+        let missing = dir.join("missing.fen");
+        let e = read_book(&missing, rules, None).unwrap_err();
+        assert!(matches!(e, BookError::Read { .. }), "{e}");
+        assert!(e.to_string().contains("missing.fen"), "{e}");
+        std::fs::remove_dir_all(&dir).unwrap();
     }
 
     #[test]

@@ -928,27 +928,9 @@ fn read_book(
     if path.is_empty() {
         return Ok(None);
     }
-    let text = std::fs::read_to_string(path).map_err(|e| {
-        // A relative path is read from the working folder, not the config's folder: say
-        // so, since a run started from elsewhere is the usual way to get here.
-        let whence = match std::env::current_dir() {
-            Ok(dir) if Path::new(path).is_relative() => {
-                format!(" (relative to the working folder {})", dir.display())
-            }
-            _ => String::new(),
-        };
-        TrainError::Book(format!("{key}: `{path}`{whence}: {e}"))
-    })?;
-    let book = fanorona_search::book::parse_book(path, &text, cfg.rule_options())
-        .map_err(|e| TrainError::Book(format!("{key}: {e}")))?;
-    if book[0].variant() != cfg.variant() {
-        return Err(TrainError::Book(format!(
-            "{key}: `{path}` holds {} positions, the run trains {}",
-            book[0].variant(),
-            cfg.variant()
-        )));
-    }
-    Ok(Some(book))
+    fanorona_search::book::read_book(Path::new(path), cfg.rule_options(), Some(cfg.variant()))
+        .map(Some)
+        .map_err(|e| TrainError::Book(format!("{key}: {e}")))
 }
 
 /// The network (with MCTS) against the configured alpha-beta opponent: score in [0, 1].
