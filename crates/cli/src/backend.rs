@@ -1,10 +1,19 @@
 //! The one place that picks the network's backend: CUDA or wgpu when the binary is built
-//! with that feature, else the CPU backend (flex).
+//! with that feature, else the CPU backend (flex). `FANORONA_DEVICE=cpu` runs a GPU build on
+//! the CPU backend, so that one binary can measure both on the same machine.
 
 use fanorona_nn::burn::prelude::Device;
 
+/// Whether the environment asks a GPU build to run on the CPU (`FANORONA_DEVICE=cpu`).
+fn cpu_forced() -> bool {
+    std::env::var("FANORONA_DEVICE").is_ok_and(|v| v.eq_ignore_ascii_case("cpu"))
+}
+
 /// The device networks run on.
 pub fn device() -> Device {
+    if cpu_forced() {
+        return Device::flex();
+    }
     #[cfg(feature = "cuda")]
     {
         Device::cuda(0)
@@ -21,11 +30,11 @@ pub fn device() -> Device {
 
 /// The backend's name, for reports.
 pub fn name() -> &'static str {
-    if cfg!(feature = "cuda") {
-        "cuda"
-    } else if cfg!(feature = "wgpu") {
-        "wgpu"
-    } else {
+    if cpu_forced() || !cfg!(any(feature = "cuda", feature = "wgpu")) {
         "flex (cpu)"
+    } else if cfg!(feature = "cuda") {
+        "cuda"
+    } else {
+        "wgpu"
     }
 }
