@@ -9,6 +9,36 @@ fn cpu_forced() -> bool {
     std::env::var("FANORONA_DEVICE").is_ok_and(|v| v.eq_ignore_ascii_case("cpu"))
 }
 
+/// Checks `FANORONA_DEVICE`: unset, empty, `cpu` or `gpu` (the build's device).
+pub fn check_env() -> Result<(), String> {
+    match std::env::var("FANORONA_DEVICE") {
+        Err(std::env::VarError::NotPresent) => Ok(()),
+        Ok(v) if v.is_empty() || v.eq_ignore_ascii_case("cpu") || v.eq_ignore_ascii_case("gpu") => {
+            Ok(())
+        }
+        Ok(v) => Err(format!(
+            "FANORONA_DEVICE=`{v}`: expected `cpu` (the CPU backend) or `gpu` (the build's GPU backend, {})",
+            if cfg!(any(feature = "cuda", feature = "wgpu")) {
+                name_of_build()
+            } else {
+                "none in this build: it runs on the CPU"
+            }
+        )),
+        Err(e) => Err(format!("FANORONA_DEVICE: {e}")),
+    }
+}
+
+/// The backend this binary was built with.
+fn name_of_build() -> &'static str {
+    if cfg!(feature = "cuda") {
+        "cuda"
+    } else if cfg!(feature = "wgpu") {
+        "wgpu"
+    } else {
+        "flex (cpu)"
+    }
+}
+
 /// The device networks run on.
 pub fn device() -> Device {
     if cpu_forced() {
@@ -30,11 +60,9 @@ pub fn device() -> Device {
 
 /// The backend's name, for reports.
 pub fn name() -> &'static str {
-    if cpu_forced() || !cfg!(any(feature = "cuda", feature = "wgpu")) {
+    if cpu_forced() {
         "flex (cpu)"
-    } else if cfg!(feature = "cuda") {
-        "cuda"
     } else {
-        "wgpu"
+        name_of_build()
     }
 }

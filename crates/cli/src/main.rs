@@ -79,6 +79,10 @@ pub fn input_err(e: impl std::fmt::Display) -> anyhow::Error {
 
 fn main() -> ExitCode {
     let cli = Cli::parse();
+    if let Err(e) = backend::check_env() {
+        eprintln!("error: {e}");
+        return ExitCode::from(2);
+    }
     let result = match cli.command {
         Command::Perft(a) => rules_cmds::perft(a),
         Command::Turns(a) => rules_cmds::turns(a),

@@ -23,6 +23,27 @@ fn json(o: &Output) -> serde_json::Value {
 }
 
 #[test]
+fn fanorona_device_is_cpu_or_gpu() {
+    let run = |value: &str| {
+        Command::new(env!("CARGO_BIN_EXE_fanorona"))
+            .args(["perft", "--depth", "2", "--json"])
+            .env("FANORONA_DEVICE", value)
+            .output()
+            .expect("runs")
+    };
+    for ok in ["cpu", "CPU", "gpu", ""] {
+        assert_eq!(json(&run(ok))["nodes"], 39, "FANORONA_DEVICE={ok}");
+    }
+    let o = run("tpu");
+    assert_eq!(o.status.code(), Some(2));
+    let e = stderr(&o);
+    assert!(
+        e.contains("FANORONA_DEVICE=`tpu`") && e.contains("`cpu`"),
+        "{e}"
+    );
+}
+
+#[test]
 fn perft_json() {
     let v = json(&fanorona(&["perft", "--depth", "4", "--json"]));
     assert_eq!(v["variant"], "tsivy");

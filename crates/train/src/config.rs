@@ -73,6 +73,10 @@ pub struct SelfPlayConfig {
     pub full_search_prob: f32,
     /// Leaves each game hands out per network call.
     pub leaves_per_game: usize,
+    /// The games in flight split in two halves that take turns: while the network
+    /// evaluates one half's leaves, the other half's trees take theirs in and gather the
+    /// next. Keeps a GPU fed; each call then holds half the leaves.
+    pub pipeline: bool,
     /// Decisions at the start of a game played with temperature 1 (then greedy), counted
     /// after the random opening.
     pub temperature_moves: u32,
@@ -345,6 +349,7 @@ impl Default for SelfPlayConfig {
             fast_sims: 0,
             full_search_prob: 0.25,
             leaves_per_game: 4,
+            pipeline: false,
             temperature_moves: 20,
             opening_turns: 0,
             book: String::new(),

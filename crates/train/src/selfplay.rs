@@ -245,14 +245,106 @@ fn blend_values<G: Encode>(games: &[&G], wdl: &mut [[f32; 3]], sp: &SelfPlayConf
     });
 }
 
+/// Games in flight searched together: the leaves of all of them go to the network in one
+/// call.
+struct Group<G> {
+    slots: Vec<Slot<G>>,
+    priors: Vec<Vec<f32>>,
+    wdl: Vec<[f32; 3]>,
+    /// Leaves gathered and not yet delivered.
+    total: usize,
+}
+
+impl<G: Encode> Group<G> {
+    fn new() -> Self {
+        Group {
+            slots: Vec::new(),
+            priors: Vec::new(),
+            wdl: Vec::new(),
+            total: 0,
+        }
+    }
+
+    /// Gathers leaves from every game that is still searching (tree work in parallel).
+    fn gather(&mut self, per: usize) {
+        self.slots.par_iter_mut().for_each(|s| {
+            s.leaves.clear();
+            if s.searching() {
+                let want = per.min((s.target - s.tree.visits()) as usize).max(1);
+                s.tree.gather(want, &mut s.leaves);
+            }
+        });
+        self.total = self.slots.iter().map(|s| s.leaves.len()).sum();
+    }
+
+    /// Evaluates the gathered leaves in one network call.
+    fn evaluate(&mut self, eval: &mut NetEvaluator, sp: &SelfPlayConfig) {
+        let total = self.total;
+        if total == 0 {
+            return;
+        }
+        let games_ref: Vec<&G> = self
+            .slots
+            .iter()
+            .flat_map(|s| s.leaves.iter().map(|l| &l.game))
+            .collect();
+        let legal: Vec<&[usize]> = self
+            .slots
+            .iter()
+            .flat_map(|s| s.leaves.iter().map(|l| l.legal.as_slice()))
+            .collect();
+        self.priors.resize_with(total, Vec::new);
+        self.wdl.resize(total, [0.0; 3]);
+        for p in self.priors.iter_mut() {
+            p.clear();
+        }
+        eval.evaluate(
+            &games_ref,
+            &legal,
+            &mut self.priors[..total],
+            &mut self.wdl[..total],
+        );
+        if sp.blend_depth > 0 {
+            blend_values(&games_ref, &mut self.wdl[..total], sp);
+        }
+    }
+
+    /// Backs the evaluated leaves up their trees (in parallel).
+    fn deliver(&mut self) {
+        if self.total == 0 {
+            return;
+        }
+        let mut offset = 0;
+        let mut ranges = Vec::with_capacity(self.slots.len());
+        for s in &self.slots {
+            ranges.push(offset);
+            offset += s.leaves.len();
+        }
+        let (pr, wd) = (&self.priors, &self.wdl);
+        self.slots
+            .par_iter_mut()
+            .zip(ranges.par_iter())
+            .for_each(|(s, &o)| {
+                let n = s.leaves.len();
+                if n > 0 {
+                    let leaves = std::mem::take(&mut s.leaves);
+                    s.tree.deliver(&leaves, &pr[o..o + n], &wd[o..o + n]);
+                    s.leaves = leaves;
+                }
+            });
+        self.total = 0;
+    }
+}
+
 /// Plays `games` self-play games, each from one of `starts` (at least one; drawn at random
 /// per game), `games_in_flight` at a time, each network call serving the leaves of every
-/// game in flight. `on_game` is called after every finished game with the number
-/// finished so far.
+/// game in flight (with `selfplay.pipeline`, of half of them: the two halves take turns,
+/// one's tree work beside the other's network call). `on_game` is called after every
+/// finished game with the number finished so far.
 ///
 /// # Panics
 /// `starts` is empty.
-pub fn play<G: Encode>(
+pub fn play<G: Encode + Sync>(
     starts: &[Start<G>],
     cfg: &TrainConfig,
     eval: &mut NetEvaluator,
@@ -266,80 +358,34 @@ pub fn play<G: Encode>(
     assert!(!starts.is_empty(), "self-play needs a start position");
     let variant = starts[0].0.variant();
     let mut stats = SelfPlayStats::default();
-    let mut started = 0usize;
-    let mut slots: Vec<Slot<G>> = Vec::new();
-    while started < games.min(sp.games_in_flight) {
-        slots.push(Slot::new(
+    let in_flight = games.min(sp.games_in_flight);
+    let halves = if sp.pipeline && in_flight >= 2 { 2 } else { 1 };
+    let mut groups: Vec<Group<G>> = (0..halves).map(|_| Group::new()).collect();
+    let new_slot = |n: usize| {
+        Slot::new(
             starts,
             cfg,
-            seed.wrapping_mul(1_000_003).wrapping_add(started as u64),
-        ));
+            seed.wrapping_mul(1_000_003).wrapping_add(n as u64),
+        )
+    };
+    let mut started = 0usize;
+    while started < in_flight {
+        groups[started % halves].slots.push(new_slot(started));
         started += 1;
     }
     let mut finished = Vec::new();
     let (calls0, evals0) = (eval.calls, eval.positions);
-    let mut priors: Vec<Vec<f32>> = Vec::new();
-    let mut wdl: Vec<[f32; 3]> = Vec::new();
-    while !slots.is_empty() {
-        // Gather leaves from every game that is still searching (tree work in parallel).
-        let per = sp.leaves_per_game;
-        slots.par_iter_mut().for_each(|s| {
-            s.leaves.clear();
-            if s.searching() {
-                let want = per.min((s.target - s.tree.visits()) as usize).max(1);
-                s.tree.gather(want, &mut s.leaves);
-            }
-        });
-        let total: usize = slots.iter().map(|s| s.leaves.len()).sum();
-        if total > 0 {
-            let games_ref: Vec<&G> = slots
-                .iter()
-                .flat_map(|s| s.leaves.iter().map(|l| &l.game))
-                .collect();
-            let legal: Vec<&[usize]> = slots
-                .iter()
-                .flat_map(|s| s.leaves.iter().map(|l| l.legal.as_slice()))
-                .collect();
-            priors.resize_with(total, Vec::new);
-            wdl.resize(total, [0.0; 3]);
-            for p in priors.iter_mut() {
-                p.clear();
-            }
-            eval.evaluate(&games_ref, &legal, &mut priors[..total], &mut wdl[..total]);
-            if sp.blend_depth > 0 {
-                blend_values(&games_ref, &mut wdl[..total], sp);
-            }
-            drop(games_ref);
-            drop(legal);
-            let mut offset = 0;
-            let mut ranges = Vec::with_capacity(slots.len());
-            for s in &slots {
-                ranges.push(offset);
-                offset += s.leaves.len();
-            }
-            let (pr, wd) = (&priors, &wdl);
-            slots
-                .par_iter_mut()
-                .zip(ranges.par_iter())
-                .for_each(|(s, &o)| {
-                    let n = s.leaves.len();
-                    if n > 0 {
-                        let leaves = std::mem::take(&mut s.leaves);
-                        s.tree.deliver(&leaves, &pr[o..o + n], &wd[o..o + n]);
-                        s.leaves = leaves;
-                    }
-                });
-        }
-        // Decide where the search is done.
+    // Decide where the search is done; a finished game's place goes to a new one.
+    let mut settle = |g: &mut Group<G>| {
         let mut i = 0;
-        while i < slots.len() {
-            if slots[i].searching() {
+        while i < g.slots.len() {
+            if g.slots[i].searching() {
                 i += 1;
                 continue;
             }
-            let done = decide(&mut slots[i], cfg, variant, &mut stats);
+            let done = decide(&mut g.slots[i], cfg, variant, &mut stats);
             if let Some((outcome, resigned)) = done {
-                let s = slots.swap_remove(i);
+                let s = g.slots.swap_remove(i);
                 finished.push(finish(
                     s,
                     outcome,
@@ -351,17 +397,41 @@ pub fn play<G: Encode>(
                 ));
                 on_game(finished.len());
                 if started < games {
-                    slots.push(Slot::new(
-                        starts,
-                        cfg,
-                        seed.wrapping_mul(1_000_003).wrapping_add(started as u64),
-                    ));
+                    g.slots.push(new_slot(started));
                     started += 1;
                 }
             } else {
                 i += 1;
             }
         }
+    };
+    let per = sp.leaves_per_game;
+    match &mut groups[..] {
+        [g] => {
+            while !g.slots.is_empty() {
+                g.gather(per);
+                g.evaluate(eval, sp);
+                g.deliver();
+                settle(g);
+            }
+        }
+        [a, b] => {
+            // `x` has gathered leaves for the network, `y` has evaluated ones to back up.
+            let (mut x, mut y) = (a, b);
+            x.gather(per);
+            while !x.slots.is_empty() || !y.slots.is_empty() {
+                std::thread::scope(|scope| {
+                    let ev = &mut *eval;
+                    let xr = &mut *x;
+                    scope.spawn(move || xr.evaluate(ev, sp));
+                    y.deliver();
+                    settle(y);
+                    y.gather(per);
+                });
+                std::mem::swap(&mut x, &mut y);
+            }
+        }
+        _ => unreachable!("one or two groups"),
     }
     stats.calls = eval.calls - calls0;
     stats.evals = eval.positions - evals0;

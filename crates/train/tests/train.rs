@@ -289,6 +289,54 @@ fn trains_in_turn_without_overlap() {
 }
 
 #[test]
+fn pipelined_self_play_plays_the_same_games_in_two_halves() {
+    // selfplay.pipeline: the games in flight split in two halves whose network calls take
+    // turns. Each game's search sees the same evaluations, so with as many games as are in
+    // flight (no game's seed depends on which finished first) the games are the same ones,
+    // each call holds about half the leaves, and a run is reproducible.
+    let device = Device::flex();
+    let net = fanorona_train::run::net_config(&tiny("dimy", 1)).init(&device);
+    let play = |pipeline: bool, games: usize| {
+        let mut cfg = tiny("dimy", 1);
+        cfg.selfplay.pipeline = pipeline;
+        cfg.selfplay.games_in_flight = 6;
+        let mut eval =
+            fanorona_nn::NetEvaluator::new(net.clone(), device.clone(), cfg.variant(), false, 7);
+        let start = fanorona_rules::Position::start(cfg.variant(), cfg.rule_options());
+        let mut seen = 0;
+        let (g, stats) = fanorona_train::selfplay::play(
+            &[(start, None)],
+            &cfg,
+            &mut eval,
+            games,
+            1,
+            7,
+            &mut |n| seen = n,
+        );
+        assert_eq!(seen, games);
+        let mut actions: Vec<Vec<u16>> = g.iter().map(|f| f.record.actions.clone()).collect();
+        actions.sort();
+        (actions, stats)
+    };
+    let (plain, plain_stats) = play(false, 6);
+    let (piped, piped_stats) = play(true, 6);
+    assert_eq!(plain, piped);
+    assert_eq!(plain_stats.evals, piped_stats.evals);
+    assert!(
+        piped_stats.calls > plain_stats.calls * 3 / 2,
+        "{} calls against {}",
+        piped_stats.calls,
+        plain_stats.calls
+    );
+    // More games than in flight: every one is played, and the same seed plays them again.
+    let (a, _) = play(true, 14);
+    let (b, _) = play(true, 14);
+    assert_eq!(a.len(), 14);
+    assert!(a.iter().all(|g| !g.is_empty()));
+    assert_eq!(a, b);
+}
+
+#[test]
 fn value_targets_mix_the_result_with_the_search() {
     // selfplay.value_q_weight=w: each sample's target is (1 - w) of the game's result for
     // the mover plus w of the root search's win/draw/loss, so still a distribution.
