@@ -590,13 +590,9 @@ fn bootstrap(
     let mut all = Replay::new(usize::MAX);
     progress.selfplay_started(0, b.games);
     let (stats, play_secs) = if b.overlap {
-        // The engine on every core and the trainer on this thread beside it: the
-        // trainer needs a fraction of a core (a third in tsivy3's warm start), so a core
-        // of its own would idle the rest of the time. The engine's pool is its own, not
-        // rayon's global one, so that the trainer's tensor work (flex runs it on the
-        // global pool) never queues behind whole teacher games.
-        let threads = rayon::current_num_threads();
-        let pool = rayon::ThreadPoolBuilder::new().num_threads(threads).build();
+        // The engine on every core (a pool of its own: `teacher_chunks`) and the trainer
+        // on this thread beside it: the trainer needs a fraction of a core (a third in
+        // tsivy3's warm start), so a core of its own would idle the rest of the time.
         let (tx, rx) = std::sync::mpsc::channel::<(Vec<Sample>, usize)>();
         let (start, clock) = (&start, warm.clock);
         std::thread::scope(|scope| {
@@ -605,12 +601,7 @@ fn bootstrap(
                     // The receiver lives until every chunk is in.
                     let _ = tx.send((s, games));
                 };
-                let mut play =
-                    || crate::bootstrap::teacher_chunks(start, b, max_turns, seed, &mut send);
-                let stats = match &pool {
-                    Ok(pool) => pool.install(play),
-                    Err(_) => play(),
-                };
+                let stats = crate::bootstrap::teacher_chunks(start, b, max_turns, seed, &mut send);
                 (stats, clock.elapsed().as_secs_f64())
             });
             for (samples, games) in &rx {
