@@ -51,6 +51,18 @@ impl TurnGuard {
         }
     }
 
+    /// A guard whose engine has a transposition table of `hash_mb` megabytes (at least
+    /// 1), for many guards at once or a table cleared often.
+    pub fn with_table(cfg: GuardConfig, hash_mb: usize) -> TurnGuard {
+        TurnGuard {
+            cfg,
+            ab: AlphaBeta::new(AbConfig {
+                hash_mb: hash_mb.max(1),
+                ..AbConfig::default()
+            }),
+        }
+    }
+
     /// The settings.
     pub fn config(&self) -> &GuardConfig {
         &self.cfg

@@ -134,6 +134,14 @@ pub struct SelfPlayConfig {
     /// Forced playouts at the root and policy target pruning, KataGo's `k` (its self-play
     /// uses 2; 0 = off): `fanorona_search::MctsConfig::forced_playouts`.
     pub forced_playouts: f32,
+    /// A tactical guard in self-play (0 = off; at least 2; tsivy and dimy): before each
+    /// turn an alpha-beta search of this many turns scores every legal turn, and the
+    /// search chooses and records targets only among those within `guard_margin` of the
+    /// best (`fanorona_search::TurnGuard`, as `mcts:guard=D` in the arena), so that the
+    /// games and their policy targets hold no blunder that search sees.
+    pub guard: u32,
+    /// Hundredths of a piece a turn kept by `guard` may score below the best.
+    pub guard_margin: i32,
 }
 
 /// `[train]`: optimisation.
@@ -370,6 +378,8 @@ impl Default for SelfPlayConfig {
             pass_forced: false,
             solver: false,
             forced_playouts: 0.0,
+            guard: 0,
+            guard_margin: 50,
         }
     }
 }
@@ -522,6 +532,12 @@ impl TrainConfig {
         }
         if !(0.0..=100.0).contains(&s.forced_playouts) {
             return bad("selfplay.forced_playouts must be between 0 (off) and 100 (KataGo: 2)");
+        }
+        if s.guard == 1 || s.guard > 8 || s.guard_margin < 0 {
+            return bad("selfplay.guard must be 0 (off) or 2 to 8, guard_margin at least 0");
+        }
+        if s.guard > 0 && self.variant == "telo" {
+            return bad("selfplay.guard: the alpha-beta engine plays tsivy and dimy, not telo");
         }
         if s.opening_turns > 100 {
             return bad("selfplay.opening_turns must be at most 100");

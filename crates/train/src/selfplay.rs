@@ -3,9 +3,11 @@
 use crate::config::{SelfPlayConfig, TrainConfig};
 use crate::records::{GAME_VERSION, GameRecord, Sample, ownership_targets};
 use fanorona_nn::NetEvaluator;
+use fanorona_rules::History;
 use fanorona_rules::{Color, Game, Outcome};
 use fanorona_search::{
-    AbBlend, BlendConfig, Evaluator, GumbelConfig, Leaf, Mcts, MctsConfig, wdl_index,
+    AbBlend, BlendConfig, Evaluator, GuardConfig, GumbelConfig, Leaf, Mcts, MctsConfig, TurnGuard,
+    next_actions, wdl_index,
 };
 use fanorona_sim::{Encode, frame_action};
 use rand::rngs::SmallRng;
@@ -119,6 +121,13 @@ struct Slot<G> {
     opening: usize,
     /// The FEN of the position the game began from, if not the start position.
     start: Option<String>,
+    /// With `selfplay.guard`: the sound turns of the turn being played (as step-level
+    /// actions), `None` until judged.
+    sound: Option<Vec<Vec<usize>>>,
+    /// ... where that turn began in `actions`.
+    turn_start: usize,
+    /// ... and whether the guard must judge the root before the next search.
+    guard_due: bool,
 }
 
 fn mcts_config(cfg: &TrainConfig) -> MctsConfig {
@@ -165,6 +174,9 @@ impl<G: Encode> Slot<G> {
             leaves: Vec::new(),
             sims_at_start: 0,
             start: start_fen.clone(),
+            sound: None,
+            turn_start: 0,
+            guard_due: false,
         };
         s.plan(cfg);
         s
@@ -181,6 +193,56 @@ impl<G: Encode> Slot<G> {
         };
         self.sims_at_start = self.tree.visits();
         self.target = sims.max(self.tree.visits() + 1);
+        if s.guard > 0 {
+            let in_chain = self
+                .tree
+                .root_game()
+                .as_fanorona()
+                .is_some_and(|p| p.chain().is_some());
+            if in_chain {
+                // A chain goes on along one of the sound turns.
+                if let Some(allowed) = self.allowed() {
+                    self.tree.restrict_root(&allowed);
+                }
+            } else {
+                self.turn_start = self.actions.len();
+                self.sound = None;
+                self.guard_due = true;
+            }
+        }
+    }
+
+    /// The root actions the guard allows (`None`: no guard, or not judged).
+    fn allowed(&self) -> Option<Vec<usize>> {
+        let played: Vec<usize> = self.actions[self.turn_start..]
+            .iter()
+            .map(|&a| a as usize)
+            .collect();
+        self.sound.as_ref().map(|t| next_actions(t, &played))
+    }
+
+    /// The guard's judgement of the root, a turn's first decision (on this thread's
+    /// guard, its table cleared so that the judgement does not depend on which games the
+    /// thread judged before).
+    fn judge(&mut self, sp: &SelfPlayConfig) {
+        self.guard_due = false;
+        let Some(pos) = self.tree.root_game().as_fanorona() else {
+            return;
+        };
+        let cfg = GuardConfig {
+            depth: sp.guard,
+            margin: sp.guard_margin,
+        };
+        let sound = GUARD.with_borrow_mut(|g| {
+            let g = match g {
+                Some(g) if *g.config() == cfg => g,
+                _ => g.insert(TurnGuard::with_table(cfg, 2)),
+            };
+            g.new_game();
+            g.sound_turns(&History::new(*pos))
+        });
+        self.tree.restrict_root(&next_actions(&sound, &[]));
+        self.sound = Some(sound);
     }
 
     fn searching(&self) -> bool {
@@ -221,6 +283,8 @@ fn random_opening<G: Game>(
 }
 
 thread_local! {
+    /// Each self-play thread's tactical guard (`selfplay.guard`).
+    static GUARD: std::cell::RefCell<Option<TurnGuard>> = const { std::cell::RefCell::new(None) };
     /// Each self-play thread's alpha-beta engine for blended leaf values.
     static BLEND: std::cell::RefCell<Option<AbBlend<()>>> = const { std::cell::RefCell::new(None) };
 }
@@ -266,9 +330,12 @@ impl<G: Encode> Group<G> {
     }
 
     /// Gathers leaves from every game that is still searching (tree work in parallel).
-    fn gather(&mut self, per: usize) {
+    fn gather(&mut self, per: usize, sp: &SelfPlayConfig) {
         self.slots.par_iter_mut().for_each(|s| {
             s.leaves.clear();
+            if s.guard_due {
+                s.judge(sp);
+            }
             if s.searching() {
                 let want = per.min((s.target - s.tree.visits()) as usize).max(1);
                 s.tree.gather(want, &mut s.leaves);
@@ -409,7 +476,7 @@ pub fn play<G: Encode + Sync>(
     match &mut groups[..] {
         [g] => {
             while !g.slots.is_empty() {
-                g.gather(per);
+                g.gather(per, sp);
                 g.evaluate(eval, sp);
                 g.deliver();
                 settle(g);
@@ -418,7 +485,7 @@ pub fn play<G: Encode + Sync>(
         [a, b] => {
             // `x` has gathered leaves for the network, `y` has evaluated ones to back up.
             let (mut x, mut y) = (a, b);
-            x.gather(per);
+            x.gather(per, sp);
             while !x.slots.is_empty() || !y.slots.is_empty() {
                 std::thread::scope(|scope| {
                     let ev = &mut *eval;
@@ -426,7 +493,7 @@ pub fn play<G: Encode + Sync>(
                     scope.spawn(move || xr.evaluate(ev, sp));
                     y.deliver();
                     settle(y);
-                    y.gather(per);
+                    y.gather(per, sp);
                 });
                 std::mem::swap(&mut x, &mut y);
             }
@@ -459,11 +526,27 @@ fn decide<G: Encode>(
     if s.full {
         let mut planes = vec![0.0; fanorona_sim::num_planes(variant) * variant.points()];
         root.encode(&mut planes);
-        let policy = s
+        let mut policy: Vec<(usize, f32)> = s
             .tree
             .policy()
             .into_iter()
             .filter(|&(_, p)| p > 0.0)
+            .collect();
+        if let Some(allowed) = s.allowed() {
+            // Visits a kept subtree brought from before the guard's judgement are not
+            // targets either.
+            let kept: Vec<(usize, f32)> = policy
+                .iter()
+                .copied()
+                .filter(|(a, _)| allowed.contains(a))
+                .collect();
+            let sum: f32 = kept.iter().map(|&(_, p)| p).sum();
+            if sum > 0.0 {
+                policy = kept.into_iter().map(|(a, p)| (a, p / sum)).collect();
+            }
+        }
+        let policy = policy
+            .into_iter()
             .map(|(a, p)| (frame_action(variant, mover, a) as u16, p))
             .collect();
         s.pending.push(Pending {

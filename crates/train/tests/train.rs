@@ -702,3 +702,80 @@ fn self_play_starts_from_the_positions_of_its_book() {
     assert!(e.to_string().contains("selfplay.book"), "{e}");
     std::fs::remove_dir_all(&root).ok();
 }
+
+#[test]
+fn guarded_self_play_plays_only_the_turns_the_guard_keeps() {
+    // selfplay.guard=2 with no margin: every whole turn of every game is one that a
+    // guard of its own keeps in that position; without it, an untrained network plays
+    // some the guard would not have.
+    use fanorona_rules::{Game, History, Position};
+    use fanorona_search::{GuardConfig, TurnGuard};
+    let device = Device::flex();
+    let net = fanorona_train::run::net_config(&tiny("dimy", 1)).init(&device);
+    let play = |guard: u32| {
+        let mut cfg = tiny("dimy", 1);
+        cfg.selfplay.sims = 16;
+        cfg.selfplay.guard = guard;
+        cfg.selfplay.guard_margin = 0;
+        let mut eval =
+            fanorona_nn::NetEvaluator::new(net.clone(), device.clone(), cfg.variant(), false, 3);
+        let start = Position::start(cfg.variant(), cfg.rule_options());
+        fanorona_train::selfplay::play(&[(start, None)], &cfg, &mut eval, 4, 1, 3, &mut |_| {}).0
+    };
+    // (turns judged, turns the guard would not keep)
+    let judge = |games: &[fanorona_train::selfplay::FinishedGame]| {
+        let (mut turns, mut unsound) = (0, 0);
+        for g in games {
+            let mut pos = Position::start(
+                fanorona_rules::Variant::Dimy,
+                fanorona_rules::RuleOptions::default(),
+            );
+            let mut actions = g.record.actions.iter().map(|&a| a as usize).peekable();
+            while actions.peek().is_some() {
+                let before = pos;
+                let mover = pos.to_move();
+                let mut turn = Vec::new();
+                for a in actions.by_ref() {
+                    pos.apply(a);
+                    turn.push(a);
+                    if pos.to_move() != mover || pos.outcome().is_some() {
+                        break;
+                    }
+                }
+                if pos.to_move() == mover && pos.outcome().is_none() {
+                    break; // cut short by max_decisions
+                }
+                let mut guard = TurnGuard::new(GuardConfig {
+                    depth: 2,
+                    margin: 0,
+                });
+                let sound = guard.sound_turns(&History::new(before));
+                turns += 1;
+                if !sound.contains(&turn) {
+                    unsound += 1;
+                }
+            }
+        }
+        (turns, unsound)
+    };
+    let guarded = play(2);
+    assert_eq!(guarded.len(), 4);
+    let (turns, unsound) = judge(&guarded);
+    assert!(turns > 20, "{turns} turns");
+    assert_eq!(unsound, 0, "{unsound} of {turns} turns outside the guard's");
+    let (turns, unsound) = judge(&play(0));
+    assert!(
+        unsound > 0,
+        "without the guard all {turns} turns were sound"
+    );
+    // Deterministic for a seed, as self-play is without the guard.
+    let again = play(2);
+    let actions = |g: &[fanorona_train::selfplay::FinishedGame]| {
+        g.iter()
+            .map(|g| g.record.actions.clone())
+            .collect::<Vec<_>>()
+    };
+    assert_eq!(actions(&again), actions(&guarded));
+    let e = TrainConfig::load(None, &["selfplay.guard=1".to_string()]).unwrap_err();
+    assert!(e.to_string().contains("guard"), "{e}");
+}
