@@ -138,7 +138,9 @@ pub struct SelfPlayConfig {
     /// turn an alpha-beta search of this many turns scores every legal turn, and the
     /// search chooses and records targets only among those within `guard_margin` of the
     /// best (`fanorona_search::TurnGuard`, as `mcts:guard=D` in the arena), so that the
-    /// games and their policy targets hold no blunder that search sees.
+    /// games and their policy targets hold no blunder that search sees. Use it with
+    /// `book`: from dimy's start position the guarded line is one that Black wins, and
+    /// every game follows it (experiments/dimy30).
     pub guard: u32,
     /// Hundredths of a piece a turn kept by `guard` may score below the best.
     pub guard_margin: i32,
