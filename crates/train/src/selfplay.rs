@@ -3,8 +3,7 @@
 use crate::config::{SelfPlayConfig, TrainConfig};
 use crate::records::{GAME_VERSION, GameRecord, Sample, ownership_targets};
 use fanorona_nn::NetEvaluator;
-use fanorona_rules::History;
-use fanorona_rules::{Color, Game, Outcome};
+use fanorona_rules::{Color, Game, History, Outcome};
 use fanorona_search::{
     AbBlend, BlendConfig, Evaluator, GuardConfig, GumbelConfig, Leaf, Mcts, MctsConfig, TurnGuard,
     next_actions, wdl_index,
