@@ -50,6 +50,18 @@ impl NetEvaluator {
         }
     }
 
+    /// Another evaluator of the same network, for another thread: the same device,
+    /// variant and symmetry setting, its own symmetry draws from `seed`, counters at 0.
+    pub fn fork(&self, seed: u64) -> NetEvaluator {
+        NetEvaluator::new(
+            self.net.clone(),
+            self.device.clone(),
+            self.variant,
+            self.random_symmetry,
+            seed,
+        )
+    }
+
     /// The network.
     pub fn net(&self) -> &Net {
         &self.net

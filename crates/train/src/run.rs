@@ -450,8 +450,20 @@ pub fn train(opts: &RunOptions, progress: &mut dyn Progress) -> Result<Summary, 
             let owed = learner.state.untrained_samples;
             let (trainer, window) = (&mut learner.trainer, &learner.replay);
             std::thread::scope(|scope| {
-                let training =
-                    scope.spawn(move || train_on_window(trainer, window, cfg, owed, lr, seed));
+                let training = scope.spawn(move || {
+                    let mut train = move || train_on_window(trainer, window, cfg, owed, lr, seed);
+                    match cfg.train.threads {
+                        0 => train(),
+                        n => match rayon::ThreadPoolBuilder::new()
+                            .num_threads(n)
+                            .thread_name(|i| format!("trainer-{i}"))
+                            .build()
+                        {
+                            Ok(pool) => pool.install(train),
+                            Err(_) => train(),
+                        },
+                    }
+                });
                 let (finished, stats) = play_generation(
                     cfg,
                     &mut eval,

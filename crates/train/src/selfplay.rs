@@ -105,6 +105,8 @@ struct Pending {
 }
 
 struct Slot<G> {
+    /// The game's number in its generation (its seed's and its record's order).
+    number: usize,
     tree: Mcts<G>,
     pending: Vec<Pending>,
     actions: Vec<u16>,
@@ -150,7 +152,7 @@ fn mcts_config(cfg: &TrainConfig) -> MctsConfig {
 
 impl<G: Encode> Slot<G> {
     /// A game from one of `starts` (drawn at random when there are several).
-    fn new(starts: &[Start<G>], cfg: &TrainConfig, seed: u64) -> Slot<G> {
+    fn new(starts: &[Start<G>], cfg: &TrainConfig, seed: u64, number: usize) -> Slot<G> {
         let mut rng = SmallRng::seed_from_u64(seed);
         let resign_check = rng.random_range(0.0f32..1.0) < cfg.selfplay.resign_check_share;
         let (start, start_fen) = match starts {
@@ -160,6 +162,7 @@ impl<G: Encode> Slot<G> {
         let turns = rng.random_range(0..=cfg.selfplay.opening_turns);
         let (game, actions, moves) = random_opening(start, turns, &mut rng);
         let mut s = Slot {
+            number,
             tree: Mcts::new(game, mcts_config(cfg), seed),
             pending: Vec::new(),
             opening: actions.len(),
@@ -408,9 +411,14 @@ impl<G: Encode> Group<G> {
 /// one's tree work beside the other's network call). `on_game` is called after every
 /// finished game with the number finished so far.
 ///
+/// With several `selfplay.workers`, game `n` is played by worker `n % workers`, each
+/// worker on a thread of its own with its own share of the games in flight and its own
+/// evaluator (forked from `eval`, whose counters take theirs in). The same games then
+/// come back in the same order (by game number) whatever the timing.
+///
 /// # Panics
 /// `starts` is empty.
-pub fn play<G: Encode + Sync>(
+pub fn play<G: Encode + Send + Sync>(
     starts: &[Start<G>],
     cfg: &TrainConfig,
     eval: &mut NetEvaluator,
@@ -420,18 +428,126 @@ pub fn play<G: Encode + Sync>(
     on_game: &mut dyn FnMut(usize),
 ) -> (Vec<FinishedGame>, SelfPlayStats) {
     let t0 = std::time::Instant::now();
-    let sp = &cfg.selfplay;
     assert!(!starts.is_empty(), "self-play needs a start position");
+    let workers = cfg.selfplay.worker_count().min(games).max(1);
+    let in_flight = games.min(cfg.selfplay.games_in_flight);
+    let (finished, mut stats) = if workers == 1 {
+        let numbers: Vec<usize> = (0..games).collect();
+        let (finished, stats) = play_games(
+            starts, cfg, eval, &numbers, in_flight, generation, seed, on_game,
+        );
+        (finished.into_iter().map(|(_, f)| f).collect(), stats)
+    } else {
+        play_workers(
+            starts, cfg, eval, workers, games, in_flight, generation, seed, on_game,
+        )
+    };
+    stats.seconds = t0.elapsed().as_secs_f64();
+    stats.distinct_openings = distinct_openings(
+        finished
+            .iter()
+            .map(|f| (f.record.start.as_deref(), &f.record.actions[..])),
+    );
+    (finished, stats)
+}
+
+/// [`play`] on `workers` threads, each a rayon pool of one thread (so that the
+/// network's and the trees' parallel loops stay on it).
+#[allow(clippy::too_many_arguments)]
+fn play_workers<G: Encode + Send + Sync>(
+    starts: &[Start<G>],
+    cfg: &TrainConfig,
+    eval: &mut NetEvaluator,
+    workers: usize,
+    games: usize,
+    in_flight: usize,
+    generation: u64,
+    seed: u64,
+    on_game: &mut dyn FnMut(usize),
+) -> (Vec<FinishedGame>, SelfPlayStats) {
+    let (tx, rx) = std::sync::mpsc::channel::<()>();
+    let results = std::thread::scope(|scope| {
+        let handles: Vec<_> = (0..workers)
+            .map(|w| {
+                let numbers: Vec<usize> = (w..games).step_by(workers).collect();
+                // The games in flight shared out as the games are.
+                let flight = (w..in_flight).step_by(workers).count().max(1);
+                let mut ev = eval.fork(seed ^ (w as u64 + 1).wrapping_mul(0x9E37_79B9_7F4A_7C15));
+                let tx = tx.clone();
+                scope.spawn(move || {
+                    let mut work = || {
+                        let mut done = |_: usize| {
+                            // The receiver lives until every worker has finished.
+                            let _ = tx.send(());
+                        };
+                        let r = play_games(
+                            starts, cfg, &mut ev, &numbers, flight, generation, seed, &mut done,
+                        );
+                        (r, ev.calls, ev.positions)
+                    };
+                    match rayon::ThreadPoolBuilder::new()
+                        .num_threads(1)
+                        .thread_name(move |_| format!("selfplay-{w}"))
+                        .build()
+                    {
+                        Ok(pool) => pool.install(work),
+                        // No thread to be had: play here, on the shared pool.
+                        Err(_) => work(),
+                    }
+                })
+            })
+            .collect();
+        drop(tx);
+        let mut n = 0;
+        for () in rx {
+            n += 1;
+            on_game(n);
+        }
+        handles
+            .into_iter()
+            .map(|h| h.join().unwrap_or_else(|e| std::panic::resume_unwind(e)))
+            .collect::<Vec<_>>()
+    });
+    let mut stats = SelfPlayStats::default();
+    let mut finished = Vec::with_capacity(games);
+    for ((f, s), calls, positions) in results {
+        stats.add(&s);
+        eval.calls += calls;
+        eval.positions += positions;
+        finished.extend(f);
+    }
+    finished.sort_by_key(|&(n, _)| n);
+    (finished.into_iter().map(|(_, f)| f).collect(), stats)
+}
+
+/// Plays the games numbered `numbers` (the number seeds the game), `in_flight` at a time,
+/// on this thread with `eval`: each finished game with its number, in the order they
+/// finished, and the counts (seconds and distinct openings left to [`play`]).
+#[allow(clippy::too_many_arguments)]
+fn play_games<G: Encode + Sync>(
+    starts: &[Start<G>],
+    cfg: &TrainConfig,
+    eval: &mut NetEvaluator,
+    numbers: &[usize],
+    in_flight: usize,
+    generation: u64,
+    seed: u64,
+    on_game: &mut dyn FnMut(usize),
+) -> (Vec<(usize, FinishedGame)>, SelfPlayStats) {
+    let sp = &cfg.selfplay;
     let variant = starts[0].0.variant();
     let mut stats = SelfPlayStats::default();
-    let in_flight = games.min(sp.games_in_flight);
+    let games = numbers.len();
+    let in_flight = games.min(in_flight);
     let halves = if sp.pipeline && in_flight >= 2 { 2 } else { 1 };
     let mut groups: Vec<Group<G>> = (0..halves).map(|_| Group::new()).collect();
-    let new_slot = |n: usize| {
+    let new_slot = |i: usize| {
+        let n = numbers[i];
         Slot::new(
             starts,
             cfg,
             seed.wrapping_mul(1_000_003).wrapping_add(n as u64),
+            n,
         )
     };
     let mut started = 0usize;
@@ -452,14 +568,18 @@ pub fn play<G: Encode + Sync>(
             let done = decide(&mut g.slots[i], cfg, variant, &mut stats);
             if let Some((outcome, resigned)) = done {
                 let s = g.slots.swap_remove(i);
-                finished.push(finish(
-                    s,
-                    outcome,
-                    resigned,
-                    generation,
-                    variant,
-                    sp.value_q_weight,
-                    &mut stats,
+                let n = s.number;
+                finished.push((
+                    n,
+                    finish(
+                        s,
+                        outcome,
+                        resigned,
+                        generation,
+                        variant,
+                        sp.value_q_weight,
+                        &mut stats,
+                    ),
                 ));
                 on_game(finished.len());
                 if started < games {
@@ -501,12 +621,6 @@ pub fn play<G: Encode + Sync>(
     }
     stats.calls = eval.calls - calls0;
     stats.evals = eval.positions - evals0;
-    stats.seconds = t0.elapsed().as_secs_f64();
-    stats.distinct_openings = distinct_openings(
-        finished
-            .iter()
-            .map(|f| (f.record.start.as_deref(), &f.record.actions[..])),
-    );
     (finished, stats)
 }
 

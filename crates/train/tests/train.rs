@@ -299,6 +299,7 @@ fn pipelined_self_play_plays_the_same_games_in_two_halves() {
     let play = |pipeline: bool, games: usize| {
         let mut cfg = tiny("dimy", 1);
         cfg.selfplay.pipeline = pipeline;
+        cfg.selfplay.workers = 1; // one stream of calls against the two halves'
         cfg.selfplay.games_in_flight = 6;
         let mut eval =
             fanorona_nn::NetEvaluator::new(net.clone(), device.clone(), cfg.variant(), false, 7);
@@ -337,6 +338,72 @@ fn pipelined_self_play_plays_the_same_games_in_two_halves() {
     assert_eq!(a.len(), 14);
     assert!(a.iter().all(|g| !g.is_empty()));
     assert_eq!(a, b);
+}
+
+#[test]
+fn self_play_workers_play_the_games_one_worker_plays() {
+    // selfplay.workers=3: game n goes to worker n % 3, each on a thread of its own with
+    // its own copy of the network. A game's seed is its number and (without random
+    // symmetries) each search sees the same evaluations, so the games are those of one
+    // worker, come back in the order of their numbers whichever finished first, and a
+    // run is reproducible; the caller's evaluator counts the workers' calls.
+    let device = Device::flex();
+    let net = fanorona_train::run::net_config(&tiny("dimy", 1)).init(&device);
+    let play = |workers: usize, games: usize| {
+        let mut cfg = tiny("dimy", 1);
+        cfg.selfplay.workers = workers;
+        cfg.selfplay.games_in_flight = 6;
+        let mut eval =
+            fanorona_nn::NetEvaluator::new(net.clone(), device.clone(), cfg.variant(), false, 7);
+        let start = fanorona_rules::Position::start(cfg.variant(), cfg.rule_options());
+        let mut seen = Vec::new();
+        let (g, stats) = fanorona_train::selfplay::play(
+            &[(start, None)],
+            &cfg,
+            &mut eval,
+            games,
+            1,
+            7,
+            &mut |n| seen.push(n),
+        );
+        assert_eq!(
+            seen,
+            (1..=games).collect::<Vec<_>>(),
+            "progress counts each game once"
+        );
+        assert_eq!((eval.calls, eval.positions), (stats.calls, stats.evals));
+        assert_eq!(stats.games, games as u64);
+        let actions: Vec<Vec<u16>> = g.iter().map(|f| f.record.actions.clone()).collect();
+        (actions, stats)
+    };
+    let (one, one_stats) = play(1, 14);
+    let (three, three_stats) = play(3, 14);
+    assert!(one.iter().all(|g| !g.is_empty()));
+    let sorted = |mut v: Vec<Vec<u16>>| {
+        v.sort();
+        v
+    };
+    assert_eq!(sorted(one.clone()), sorted(three.clone()));
+    assert_eq!(one_stats.evals, three_stats.evals);
+    assert_eq!(one_stats.decisions, three_stats.decisions);
+    // Each worker's calls hold its own games' leaves only.
+    assert!(three_stats.calls > one_stats.calls);
+    // In the order of the games' numbers, every time.
+    assert_eq!(play(3, 14).0, three);
+    // More workers than games: one a game.
+    assert_eq!(sorted(play(8, 2).0), sorted(play(1, 2).0));
+    // With the pipeline, one worker: `0` is accepted, more are refused.
+    let e = TrainConfig::load(
+        None,
+        &[
+            "selfplay.pipeline=true".to_string(),
+            "selfplay.workers=2".to_string(),
+        ],
+    )
+    .unwrap_err();
+    assert!(e.to_string().contains("selfplay.workers"), "{e}");
+    let c = TrainConfig::load(None, &["selfplay.pipeline=true".to_string()]).unwrap();
+    assert_eq!(c.selfplay.worker_count(), 1);
 }
 
 #[test]
