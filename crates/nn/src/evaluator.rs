@@ -62,6 +62,11 @@ impl NetEvaluator {
         )
     }
 
+    /// Whether the network runs on the CPU backend (flex).
+    pub fn on_cpu(&self) -> bool {
+        self.device == Device::flex()
+    }
+
     /// The network.
     pub fn net(&self) -> &Net {
         &self.net

@@ -82,8 +82,9 @@ pub struct SelfPlayConfig {
     /// tree work run on that thread alone, side by side. On a CPU this beats one stream
     /// of games whose every call is split over the cores (small networks split badly:
     /// dimy's 4 x 32 makes 1.3 times the positions a second on two cores as on one).
-    /// 0: one per core (rayon's thread count, so `RAYON_NUM_THREADS` limits it). On a
-    /// GPU, 1 (one large batch a call) or a few. `pipeline` plays on one worker.
+    /// 0: automatic, one per core on the CPU backend (rayon's thread count, so
+    /// `RAYON_NUM_THREADS` limits it) and one on a GPU (one large batch a call).
+    /// `pipeline` plays on one worker.
     pub workers: usize,
     /// Decisions at the start of a game played with temperature 1 (then greedy), counted
     /// after the random opening.
@@ -119,6 +120,14 @@ pub struct SelfPlayConfig {
     pub resign_threshold: f32,
     /// Share of games played out despite resignation, to measure false positives.
     pub resign_check_share: f32,
+    /// Draw adjudication: a game is scored a draw once the root search has given a draw
+    /// at least this probability (its win/draw/loss) for `draw_decisions` decisions in a
+    /// row, both sides' (0 = never). Drawn endings are shuffled out to the quiet limit
+    /// (100 turns) otherwise, and in dimy they took most of self-play's time. The
+    /// `resign_check_share` games are played out, to measure false adjudications.
+    pub draw_value: f32,
+    /// ... for this many decisions in a row.
+    pub draw_decisions: u32,
     /// Evaluate each position under a random board symmetry.
     pub random_symmetry: bool,
     /// Value target: `(1 - w)` times the game's result plus `w` times the search's value
@@ -362,11 +371,13 @@ impl Default for NetSection {
 }
 
 impl SelfPlayConfig {
-    /// The self-play threads `workers` asks for (one with `pipeline`), at least 1.
-    pub fn worker_count(&self) -> usize {
+    /// The self-play threads `workers` asks for (one with `pipeline`), at least 1, for a
+    /// network on the CPU backend (`cpu`) or a GPU.
+    pub fn worker_count(&self, cpu: bool) -> usize {
         match (self.pipeline, self.workers) {
             (true, _) => 1,
-            (false, 0) => rayon::current_num_threads().max(1),
+            (false, 0) if cpu => rayon::current_num_threads().max(1),
+            (false, 0) => 1,
             (false, n) => n,
         }
     }
@@ -395,6 +406,8 @@ impl Default for SelfPlayConfig {
             max_decisions: 600,
             resign_threshold: -1.0,
             resign_check_share: 0.1,
+            draw_value: 0.0,
+            draw_decisions: 20,
             random_symmetry: true,
             value_q_weight: 0.0,
             blend_depth: 0,
@@ -542,10 +555,11 @@ impl TrainConfig {
         }
         if !(0.0..=1.0).contains(&s.full_search_prob)
             || !(0.0..=1.0).contains(&s.resign_check_share)
+            || !(0.0..=1.0).contains(&s.draw_value)
             || !(0.0..=1.0).contains(&s.value_q_weight)
         {
             return bad(
-                "selfplay.full_search_prob, resign_check_share and value_q_weight must be between 0 and 1",
+                "selfplay.full_search_prob, resign_check_share, draw_value and value_q_weight must be between 0 and 1",
             );
         }
         if s.blend_depth > 8 || !(0.0..=1.0).contains(&s.blend_weight) {
@@ -558,6 +572,9 @@ impl TrainConfig {
         }
         if !(0.0..=100.0).contains(&s.forced_playouts) {
             return bad("selfplay.forced_playouts must be between 0 (off) and 100 (KataGo: 2)");
+        }
+        if s.draw_value > 0.0 && s.draw_decisions == 0 {
+            return bad("selfplay.draw_decisions must be at least 1 when draw_value is set");
         }
         if s.pipeline && s.workers > 1 {
             return bad(

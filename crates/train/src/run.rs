@@ -863,6 +863,18 @@ pub(crate) fn log_generation(
             s.resign_false as f64 / s.resign_checks as f64,
         );
     }
+    if s.adjudicated > 0 || s.draw_checks > 0 {
+        put(
+            "selfplay/adjudicated_rate",
+            s.adjudicated as f64 / s.games.max(1) as f64,
+        );
+        if s.draw_checks > 0 {
+            put(
+                "selfplay/adjudicated_false_positive_rate",
+                s.draw_false as f64 / s.draw_checks as f64,
+            );
+        }
+    }
     put("replay/window", window as f64);
     if let Some(a) = arena {
         put("arena/score", a);
@@ -890,6 +902,12 @@ pub(crate) fn summary_line(
         s.evals as f64 / s.calls.max(1) as f64,
         window
     );
+    if s.adjudicated > 0 || s.draw_checks > 0 {
+        line.push_str(&format!(
+            ", {} adjudicated drawn ({} of {} checks not drawn)",
+            s.adjudicated, s.draw_false, s.draw_checks
+        ));
+    }
     if !losses.is_empty() {
         line.push_str(&format!(
             ", loss p {:.3} v {:.3}, value acc {:.0}%",

@@ -41,6 +41,12 @@ pub struct SelfPlayStats {
     pub resign_checks: u64,
     /// ... and did not lose: resignation false positives.
     pub resign_false: u64,
+    /// Games scored a draw by adjudication (`selfplay.draw_value`).
+    pub adjudicated: u64,
+    /// Check games (played out) that would have been adjudicated a draw.
+    pub draw_checks: u64,
+    /// ... and were not drawn: adjudication false positives.
+    pub draw_false: u64,
     /// Seconds spent.
     pub seconds: f64,
     /// Distinct openings (first [`OPENING_DECISIONS`] decisions) among the games of each
@@ -82,6 +88,9 @@ impl SelfPlayStats {
         self.resigned += o.resigned;
         self.resign_checks += o.resign_checks;
         self.resign_false += o.resign_false;
+        self.adjudicated += o.adjudicated;
+        self.draw_checks += o.draw_checks;
+        self.draw_false += o.draw_false;
         self.seconds += o.seconds;
         self.distinct_openings += o.distinct_openings;
     }
@@ -115,6 +124,12 @@ struct Slot<G> {
     full: bool,
     resign_check: bool,
     would_resign: Option<Color>,
+    /// Decisions in a row whose search gave a draw at least `selfplay.draw_value`.
+    drawish: u32,
+    /// A check game that would have been adjudicated a draw.
+    would_draw: bool,
+    /// Scored a draw by adjudication.
+    adjudicated: bool,
     rng: SmallRng,
     leaves: Vec<Leaf<G>>,
     sims_at_start: u32,
@@ -172,6 +187,9 @@ impl<G: Encode> Slot<G> {
             full: true,
             resign_check,
             would_resign: None,
+            drawish: 0,
+            would_draw: false,
+            adjudicated: false,
             rng,
             leaves: Vec::new(),
             sims_at_start: 0,
@@ -429,7 +447,7 @@ pub fn play<G: Encode + Send + Sync>(
 ) -> (Vec<FinishedGame>, SelfPlayStats) {
     let t0 = std::time::Instant::now();
     assert!(!starts.is_empty(), "self-play needs a start position");
-    let workers = cfg.selfplay.worker_count().min(games).max(1);
+    let workers = cfg.selfplay.worker_count(eval.on_cpu()).min(games).max(1);
     let in_flight = games.min(cfg.selfplay.games_in_flight);
     let (finished, mut stats) = if workers == 1 {
         let numbers: Vec<usize> = (0..games).collect();
@@ -680,6 +698,22 @@ fn decide<G: Encode>(
             }
         }
     }
+    // Draw adjudication.
+    if sp.draw_value > 0.0 {
+        if s.tree.value()[1] >= sp.draw_value {
+            s.drawish += 1;
+        } else {
+            s.drawish = 0;
+        }
+        if s.drawish >= sp.draw_decisions {
+            if s.resign_check {
+                s.would_draw = true;
+            } else {
+                s.adjudicated = true;
+                return Some((Outcome::Draw, false));
+            }
+        }
+    }
     let temperature = if ((s.actions.len() - s.opening) as u32) < sp.temperature_moves {
         1.0
     } else {
@@ -722,6 +756,15 @@ fn finish<G: Encode>(
         stats.resign_checks += 1;
         if outcome != Outcome::Win(c.other()) {
             stats.resign_false += 1;
+        }
+    }
+    if s.adjudicated {
+        stats.adjudicated += 1;
+    }
+    if s.would_draw {
+        stats.draw_checks += 1;
+        if outcome != Outcome::Draw {
+            stats.draw_false += 1;
         }
     }
     let ownership = ownership_targets(s.tree.root_game());

@@ -340,6 +340,17 @@ fn pipelined_self_play_plays_the_same_games_in_two_halves() {
     assert_eq!(a, b);
 }
 
+fn eval_on_cpu(net: &fanorona_nn::Net, device: &Device) -> bool {
+    fanorona_nn::NetEvaluator::new(
+        net.clone(),
+        device.clone(),
+        fanorona_rules::Variant::Dimy,
+        false,
+        1,
+    )
+    .on_cpu()
+}
+
 #[test]
 fn self_play_workers_play_the_games_one_worker_plays() {
     // selfplay.workers=3: game n goes to worker n % 3, each on a thread of its own with
@@ -403,7 +414,59 @@ fn self_play_workers_play_the_games_one_worker_plays() {
     .unwrap_err();
     assert!(e.to_string().contains("selfplay.workers"), "{e}");
     let c = TrainConfig::load(None, &["selfplay.pipeline=true".to_string()]).unwrap();
-    assert_eq!(c.selfplay.worker_count(), 1);
+    assert_eq!(c.selfplay.worker_count(true), 1);
+    // Automatic: one a core on the CPU, one on a GPU.
+    let c = TrainConfig::default();
+    assert_eq!(c.selfplay.worker_count(true), rayon::current_num_threads());
+    assert_eq!(c.selfplay.worker_count(false), 1);
+    assert!(eval_on_cpu(&net, &device));
+}
+
+#[test]
+fn drawish_searches_adjudicate_a_draw_and_check_games_measure_it() {
+    // selfplay.draw_value=p, draw_decisions=k: k decisions in a row whose search gives a
+    // draw at least p end the game as a draw, except in the check games
+    // (resign_check_share), which are played out and counted.
+    let device = Device::flex();
+    let net = fanorona_train::run::net_config(&tiny("dimy", 1)).init(&device);
+    let play = |draw_value: f32, check: f32| {
+        let mut cfg = tiny("dimy", 1);
+        cfg.selfplay.draw_value = draw_value;
+        cfg.selfplay.draw_decisions = 3;
+        cfg.selfplay.resign_check_share = check;
+        cfg.validate().unwrap();
+        let mut eval =
+            fanorona_nn::NetEvaluator::new(net.clone(), device.clone(), cfg.variant(), false, 7);
+        let start = fanorona_rules::Position::start(cfg.variant(), cfg.rule_options());
+        fanorona_train::selfplay::play(&[(start, None)], &cfg, &mut eval, 4, 1, 7, &mut |_| {})
+    };
+    // An untrained network always gives a draw some probability: every game ends at its
+    // third search, a sample but no move.
+    let (games, stats) = play(1e-6, 0.0);
+    assert_eq!(stats.adjudicated, 4);
+    for g in &games {
+        assert_eq!(g.record.actions.len(), 2);
+        assert_eq!(g.samples.len(), 3);
+        assert_eq!(g.record.result, "draw");
+        assert!(g.samples.iter().all(|s| s.wdl[1] == 1.0));
+    }
+    // Check games are played out to the end and measured instead.
+    let (games, stats) = play(1e-6, 1.0);
+    assert_eq!((stats.adjudicated, stats.draw_checks), (0, 4));
+    let not_drawn = games.iter().filter(|g| g.record.result != "draw").count() as u64;
+    assert_eq!(stats.draw_false, not_drawn);
+    assert!(games.iter().all(|g| g.record.actions.len() > 3));
+    // Off: nothing adjudicated, the same games as the check games.
+    let (off, stats) = play(0.0, 1.0);
+    assert_eq!((stats.adjudicated, stats.draw_checks), (0, 0));
+    let actions = |v: &[fanorona_train::selfplay::FinishedGame]| {
+        v.iter()
+            .map(|g| g.record.actions.clone())
+            .collect::<Vec<_>>()
+    };
+    assert_eq!(actions(&off), actions(&games));
+    let e = TrainConfig::load(None, &["selfplay.draw_value=2".to_string()]).unwrap_err();
+    assert!(e.to_string().contains("draw_value"), "{e}");
 }
 
 #[test]
