@@ -95,7 +95,6 @@ pub fn teacher_chunks(
 ) -> BootstrapStats {
     const CHUNK: usize = 32;
     let threads = rayon::current_num_threads();
-    let pool = rayon::ThreadPoolBuilder::new().num_threads(threads).build();
     // Engines are kept for the next game (each game clears its tables first, so which
     // engine plays which game does not change the game).
     type Engines = (AlphaBeta, Option<AlphaBeta>);
@@ -134,10 +133,7 @@ pub fn teacher_chunks(
                     let _ = tx.send((i, game));
                 });
             };
-            match &pool {
-                Ok(pool) => pool.install(play),
-                Err(_) => play(),
-            }
+            crate::on_own_pool(threads, "teacher", play)
         });
         let mut waiting: BTreeMap<usize, GameResult> = BTreeMap::new();
         let mut samples = Vec::new();

@@ -19,4 +19,22 @@ pub mod selfplay;
 pub mod store;
 
 pub use config::{ConfigError, TrainConfig};
+
+/// Runs `f` on a rayon pool of its own, `threads` threads named `name-i`, so that its
+/// parallel loops (the network's among them) stay there and never queue behind another
+/// pool's work; on this thread's current pool when no thread can be had.
+pub(crate) fn on_own_pool<R: Send>(
+    threads: usize,
+    name: &'static str,
+    f: impl FnOnce() -> R + Send,
+) -> R {
+    match rayon::ThreadPoolBuilder::new()
+        .num_threads(threads)
+        .thread_name(move |i| format!("{name}-{i}"))
+        .build()
+    {
+        Ok(pool) => pool.install(f),
+        Err(_) => f(),
+    }
+}
 pub use run::{Learner, Progress, Quiet, RunOptions, RunState, Summary, TrainError, train};

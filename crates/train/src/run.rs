@@ -454,14 +454,7 @@ pub fn train(opts: &RunOptions, progress: &mut dyn Progress) -> Result<Summary, 
                     let mut train = move || train_on_window(trainer, window, cfg, owed, lr, seed);
                     match cfg.train.threads {
                         0 => train(),
-                        n => match rayon::ThreadPoolBuilder::new()
-                            .num_threads(n)
-                            .thread_name(|i| format!("trainer-{i}"))
-                            .build()
-                        {
-                            Ok(pool) => pool.install(train),
-                            Err(_) => train(),
-                        },
+                        n => crate::on_own_pool(n, "trainer", train),
                     }
                 });
                 let (finished, stats) = play_generation(

@@ -451,15 +451,15 @@ pub fn play<G: Encode + Send + Sync>(
     let in_flight = games.min(cfg.selfplay.games_in_flight);
     let (finished, mut stats) = if workers == 1 {
         let numbers: Vec<usize> = (0..games).collect();
-        let (finished, stats) = play_games(
+        play_games(
             starts, cfg, eval, &numbers, in_flight, generation, seed, on_game,
-        );
-        (finished.into_iter().map(|(_, f)| f).collect(), stats)
+        )
     } else {
         play_workers(
             starts, cfg, eval, workers, games, in_flight, generation, seed, on_game,
         )
     };
+    let finished: Vec<FinishedGame> = finished.into_iter().map(|(_, f)| f).collect();
     stats.seconds = t0.elapsed().as_secs_f64();
     stats.distinct_openings = distinct_openings(
         finished
@@ -470,7 +470,8 @@ pub fn play<G: Encode + Send + Sync>(
 }
 
 /// [`play`] on `workers` threads, each a rayon pool of one thread (so that the
-/// network's and the trees' parallel loops stay on it).
+/// network's and the trees' parallel loops stay on it): the games with their numbers, in
+/// their numbers' order.
 #[allow(clippy::too_many_arguments)]
 fn play_workers<G: Encode + Send + Sync>(
     starts: &[Start<G>],
@@ -482,7 +483,7 @@ fn play_workers<G: Encode + Send + Sync>(
     generation: u64,
     seed: u64,
     on_game: &mut dyn FnMut(usize),
-) -> (Vec<FinishedGame>, SelfPlayStats) {
+) -> (Vec<(usize, FinishedGame)>, SelfPlayStats) {
     let (tx, rx) = std::sync::mpsc::channel::<()>();
     let results = std::thread::scope(|scope| {
         let handles: Vec<_> = (0..workers)
@@ -493,7 +494,7 @@ fn play_workers<G: Encode + Send + Sync>(
                 let mut ev = eval.fork(seed ^ (w as u64 + 1).wrapping_mul(0x9E37_79B9_7F4A_7C15));
                 let tx = tx.clone();
                 scope.spawn(move || {
-                    let mut work = || {
+                    crate::on_own_pool(1, "selfplay", move || {
                         let mut done = |_: usize| {
                             // The receiver lives until every worker has finished.
                             let _ = tx.send(());
@@ -502,16 +503,7 @@ fn play_workers<G: Encode + Send + Sync>(
                             starts, cfg, &mut ev, &numbers, flight, generation, seed, &mut done,
                         );
                         (r, ev.calls, ev.positions)
-                    };
-                    match rayon::ThreadPoolBuilder::new()
-                        .num_threads(1)
-                        .thread_name(move |_| format!("selfplay-{w}"))
-                        .build()
-                    {
-                        Ok(pool) => pool.install(work),
-                        // No thread to be had: play here, on the shared pool.
-                        Err(_) => work(),
-                    }
+                    })
                 })
             })
             .collect();
@@ -535,7 +527,7 @@ fn play_workers<G: Encode + Send + Sync>(
         finished.extend(f);
     }
     finished.sort_by_key(|&(n, _)| n);
-    (finished.into_iter().map(|(_, f)| f).collect(), stats)
+    (finished, stats)
 }
 
 /// Plays the games numbered `numbers` (the number seeds the game), `in_flight` at a time,
