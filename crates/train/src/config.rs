@@ -204,6 +204,14 @@ pub struct OptimConfig {
     /// With `overlap`: the trainer's threads beside self-play (a pool of its own, so that
     /// its calls do not queue behind self-play's; 0 = share rayon's global pool).
     pub threads: usize,
+    /// Share of every batch drawn from the warm start's samples (the teacher window),
+    /// the rest from the replay window: the engine's targets stay in the training mix
+    /// through self-play instead of being pushed out of the window (an anchor, as
+    /// AlphaStar keeps its supervised data in play). 0 = off; needs `bootstrap.games`.
+    pub teacher_share: f32,
+    /// Samples of the warm start kept in the teacher window (the newest), when
+    /// `teacher_share` is above 0.
+    pub teacher_window: usize,
 }
 
 /// `[run]`: the loop around generations.
@@ -438,6 +446,8 @@ impl Default for OptimConfig {
             augment: true,
             overlap: true,
             threads: 1,
+            teacher_share: 0.0,
+            teacher_window: 200_000,
         }
     }
 }
@@ -629,6 +639,14 @@ impl TrainConfig {
         if t.batch_size == 0 || t.replay_window < t.batch_size || t.lr <= 0.0 || t.lr_final <= 0.0 {
             return bad("train.batch_size >= 1, replay_window >= batch_size, lr and lr_final > 0");
         }
+        if !(0.0..1.0).contains(&t.teacher_share) {
+            return bad("train.teacher_share must be at least 0 (off) and below 1");
+        }
+        if t.teacher_share > 0.0 && (b.games == 0 || t.teacher_window < t.batch_size) {
+            return bad(
+                "train.teacher_share needs a warm start to draw from (bootstrap.games above 0) and train.teacher_window >= batch_size",
+            );
+        }
         if !(0.0..=10.0).contains(&t.ownership_weight) {
             return bad("train.ownership_weight must be 0 (no ownership head) to 10 (KataGo: 1.5)");
         }
@@ -756,6 +774,28 @@ mod tests {
         ] {
             let e = ok(bad).unwrap_err();
             assert!(e.to_string().contains("bootstrap"), "{bad:?}: {e}");
+        }
+        // The teacher anchor needs a warm start to draw from.
+        assert!(
+            ok(&[
+                "variant=dimy",
+                "bootstrap.games=100",
+                "train.teacher_share=0.25"
+            ])
+            .is_ok()
+        );
+        for bad in [
+            &["train.teacher_share=0.25"][..],
+            &["bootstrap.games=100", "train.teacher_share=1"],
+            &["bootstrap.games=100", "train.teacher_share=-0.1"],
+            &[
+                "bootstrap.games=100",
+                "train.teacher_share=0.5",
+                "train.teacher_window=1",
+            ],
+        ] {
+            let e = ok(bad).unwrap_err();
+            assert!(e.to_string().contains("train.teacher_"), "{bad:?}: {e}");
         }
         assert!(ok(&["selfplay.opening_turns=8"]).is_ok());
         let e = ok(&["selfplay.opening_turns=1000"]).unwrap_err();

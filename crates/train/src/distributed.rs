@@ -652,6 +652,11 @@ pub fn learn(
 ) -> Result<Summary, TrainError> {
     check_run_name(&opts.run)?;
     let cfg = &opts.config;
+    if cfg.train.teacher_share > 0.0 {
+        return Err(TrainError::Distributed(
+            "train.teacher_share draws on a warm start's samples, which only `fanorona train` plays; set it to 0 for `fanorona learn`".into(),
+        ));
+    }
     let rs = RunStore {
         store,
         run: opts.run.clone(),

@@ -170,47 +170,75 @@ impl Replay {
     }
     /// A random batch, each sample under a random board symmetry when `augment`.
     pub fn batch(&self, variant: Variant, n: usize, augment: bool, rng: &mut SmallRng) -> Batch {
-        let syms = symmetries(variant);
-        let actions = fanorona_rules::num_actions(variant);
-        let per = num_planes(variant) * variant.points();
-        let points = variant.points();
-        let mut b = Batch {
-            planes: Vec::with_capacity(n * per),
-            policy: vec![0.0; n * actions],
-            wdl: Vec::with_capacity(n * 3),
-            ownership: Vec::new(), // filled at the first sample with a target
-            ownership_samples: 0,
-            n,
-        };
-        let mut scratch = vec![0.0; per];
-        for i in 0..n {
-            let s = &self.samples[rng.random_range(0..self.samples.len())];
-            let sym = &syms[if augment {
-                rng.random_range(0..syms.len())
-            } else {
-                0
-            }];
-            sym.apply_planes(&s.planes, &mut scratch);
-            b.planes.extend_from_slice(&scratch);
-            for &(a, p) in &s.policy {
-                b.policy[i * actions + sym.action(a as usize)] += p;
-            }
-            b.wdl.extend_from_slice(&s.wdl);
-            if !s.ownership.is_empty() {
-                if b.ownership.is_empty() {
-                    b.ownership = vec![0.0; n * OWNERSHIP_CLASSES * points];
-                }
-                // One-hot over the classes (-1, 0, 1 are classes 0, 1, 2), points mapped.
-                let row = &mut b.ownership[i * OWNERSHIP_CLASSES * points..];
-                for (p, &o) in s.ownership.iter().enumerate() {
-                    let q = sym.point(fanorona_rules::Point(p as u8)).index();
-                    row[(o + 1) as usize * points + q] = 1.0;
-                }
-                b.ownership_samples += 1;
-            }
-        }
-        b
+        mixed_batch(variant, &[(self, n)], augment, rng)
     }
+
+    /// The newest `n` samples (clones).
+    fn newest(&self, n: usize) -> impl Iterator<Item = Sample> + '_ {
+        self.samples
+            .iter()
+            .skip(self.samples.len().saturating_sub(n))
+            .cloned()
+    }
+}
+
+/// A random batch of `k` samples from each `(window, k)` of `parts` (empty windows give
+/// none), each under a random board symmetry when `augment`.
+pub fn mixed_batch(
+    variant: Variant,
+    parts: &[(&Replay, usize)],
+    augment: bool,
+    rng: &mut SmallRng,
+) -> Batch {
+    let n = parts
+        .iter()
+        .filter(|(w, _)| !w.is_empty())
+        .map(|&(_, k)| k)
+        .sum();
+    let syms = symmetries(variant);
+    let actions = fanorona_rules::num_actions(variant);
+    let per = num_planes(variant) * variant.points();
+    let points = variant.points();
+    let mut b = Batch {
+        planes: Vec::with_capacity(n * per),
+        policy: vec![0.0; n * actions],
+        wdl: Vec::with_capacity(n * 3),
+        ownership: Vec::new(), // filled at the first sample with a target
+        ownership_samples: 0,
+        n,
+    };
+    let mut scratch = vec![0.0; per];
+    let picks = parts
+        .iter()
+        .filter(|(w, _)| !w.is_empty())
+        .flat_map(|&(w, k)| std::iter::repeat_n(w, k));
+    for (i, w) in picks.enumerate() {
+        let s = &w.samples[rng.random_range(0..w.samples.len())];
+        let sym = &syms[if augment {
+            rng.random_range(0..syms.len())
+        } else {
+            0
+        }];
+        sym.apply_planes(&s.planes, &mut scratch);
+        b.planes.extend_from_slice(&scratch);
+        for &(a, p) in &s.policy {
+            b.policy[i * actions + sym.action(a as usize)] += p;
+        }
+        b.wdl.extend_from_slice(&s.wdl);
+        if !s.ownership.is_empty() {
+            if b.ownership.is_empty() {
+                b.ownership = vec![0.0; n * OWNERSHIP_CLASSES * points];
+            }
+            // One-hot over the classes (-1, 0, 1 are classes 0, 1, 2), points mapped.
+            let row = &mut b.ownership[i * OWNERSHIP_CLASSES * points..];
+            for (p, &o) in s.ownership.iter().enumerate() {
+                let q = sym.point(fanorona_rules::Point(p as u8)).index();
+                row[(o + 1) as usize * points + q] = 1.0;
+            }
+            b.ownership_samples += 1;
+        }
+    }
+    b
 }
 
 /// What a finished run reports.
@@ -231,6 +259,8 @@ pub struct Learner {
     pub trainer: Trainer,
     /// The replay window.
     pub replay: Replay,
+    /// The warm start's samples kept for `train.teacher_share` (empty when off).
+    pub teacher: Replay,
     /// The counters.
     pub state: RunState,
     net_cfg: NetConfig,
@@ -243,6 +273,7 @@ impl Learner {
         Learner {
             trainer: trainer(net_cfg.init(device), cfg, device),
             replay: Replay::new(cfg.train.replay_window),
+            teacher: Replay::new(cfg.train.teacher_window),
             state: RunState::default(),
             net_cfg,
         }
@@ -283,6 +314,7 @@ impl Learner {
             Learner {
                 trainer,
                 replay,
+                teacher: Replay::new(cfg.train.teacher_window),
                 state,
                 net_cfg,
             },
@@ -304,7 +336,8 @@ impl Learner {
         lr: f64,
         seed: u64,
     ) -> (Vec<Losses>, f64) {
-        let r = train_on_window(&mut self.trainer, &self.replay, cfg, new_samples, lr, seed);
+        let windows = (&self.replay, &self.teacher);
+        let r = train_on_window(&mut self.trainer, windows, cfg, new_samples, lr, seed);
         self.state.steps = self.trainer.step;
         r
     }
@@ -425,6 +458,16 @@ pub fn train(opts: &RunOptions, progress: &mut dyn Progress) -> Result<Summary, 
         learner.state.seconds = session.elapsed().as_secs_f64();
         last_checkpoint = Some(dir);
     }
+    if cfg.train.teacher_share > 0.0 {
+        if learner.teacher.is_empty() {
+            teacher_window(cfg, &mut learner, &ckpt_dir, progress)?;
+        }
+        progress.message(&format!(
+            "teacher window: {} samples, {:.0} % of each batch",
+            learner.teacher.len(),
+            100.0 * cfg.train.teacher_share
+        ));
+    }
     let seconds_before = learner.state.seconds - session.elapsed().as_secs_f64();
     loop {
         if cfg.run.generations > 0 && learner.state.generation >= cfg.run.generations {
@@ -448,10 +491,10 @@ pub fn train(opts: &RunOptions, progress: &mut dyn Progress) -> Result<Summary, 
         let (finished, stats, trained) = if cfg.train.overlap {
             // Train on the samples the last generation left while this one plays.
             let owed = learner.state.untrained_samples;
-            let (trainer, window) = (&mut learner.trainer, &learner.replay);
+            let (trainer, windows) = (&mut learner.trainer, (&learner.replay, &learner.teacher));
             std::thread::scope(|scope| {
                 let training = scope.spawn(move || {
-                    let mut train = move || train_on_window(trainer, window, cfg, owed, lr, seed);
+                    let mut train = move || train_on_window(trainer, windows, cfg, owed, lr, seed);
                     match cfg.train.threads {
                         0 => train(),
                         n => crate::on_own_pool(n, "trainer", train),
@@ -647,6 +690,11 @@ fn bootstrap(
         warm.clock.elapsed().as_secs_f64()
     ));
     let n = all.len();
+    if cfg.train.teacher_share > 0.0 {
+        learner.teacher.extend(all.newest(cfg.train.teacher_window));
+        let path = ckpt_dir.join(TEACHER_FILE);
+        records::write_samples(&path, cfg.variant(), learner.teacher.samples.iter())?;
+    }
     learner.replay.extend(all.samples);
     let state = &mut learner.state;
     state.samples += n as u64;
@@ -654,6 +702,57 @@ fn bootstrap(
     let dir = ckpt_dir.join("00000");
     learner.save(&dir, &learner.meta(cfg, 0, run), &[])?;
     Ok(dir)
+}
+
+/// The teacher window's file in a run's checkpoint folder (beside the generations: it
+/// does not change once written).
+pub const TEACHER_FILE: &str = "teacher.bin";
+
+/// Fills the teacher window of a resumed run (`train.teacher_share`) from the run's
+/// `teacher.bin`, or, for a run whose warm start kept none (one begun without the
+/// option), plays `bootstrap.games` of the engine's games afresh and keeps their newest
+/// samples there (not trained on first: they only enter the batches' mix).
+fn teacher_window(
+    cfg: &TrainConfig,
+    learner: &mut Learner,
+    run_dir: &Path,
+    progress: &mut dyn Progress,
+) -> Result<(), TrainError> {
+    let path = run_dir.join(TEACHER_FILE);
+    let variant = cfg.variant();
+    if path.exists() {
+        learner
+            .teacher
+            .extend(records::read_samples(&path, variant)?);
+    } else {
+        let b = &cfg.bootstrap;
+        progress.message(&format!(
+            "no teacher window in {}: playing {} games of ab:depth={} for train.teacher_share",
+            path.display(),
+            b.games,
+            b.depth
+        ));
+        let clock = std::time::Instant::now();
+        let start = Position::start(variant, cfg.rule_options());
+        let seed = generation_seed(cfg, 0) ^ 0x7EAC;
+        progress.selfplay_started(0, b.games);
+        let (samples, _) = crate::bootstrap::teacher_samples(
+            &start,
+            b,
+            cfg.selfplay.max_decisions,
+            seed,
+            &mut |n| progress.game_finished(n),
+        );
+        progress.selfplay_finished();
+        learner.teacher.extend(samples);
+        records::write_samples(&path, variant, learner.teacher.samples.iter())?;
+        progress.message(&format!(
+            "teacher window: {} samples in {:.0} s",
+            learner.teacher.len(),
+            clock.elapsed().as_secs_f64()
+        ));
+    }
+    Ok(())
 }
 
 /// The warm start's optimizer: `epochs` passes over the samples it has been given.
@@ -683,8 +782,15 @@ impl WarmTrainer<'_> {
             let k = (target - self.done).min(500 - self.done % 500);
             let lr = self.cfg.lr_at(0, self.clock.elapsed().as_secs_f64());
             let cfg = self.cfg;
-            self.losses
-                .extend(train_steps(self.trainer, all, cfg, k, lr, &mut self.rng));
+            self.losses.extend(train_steps(
+                self.trainer,
+                all,
+                None,
+                cfg,
+                k,
+                lr,
+                &mut self.rng,
+            ));
             self.done += k;
             if self.done.is_multiple_of(500) || (last && self.done == target) {
                 let o = ownership_loss(&self.losses);
@@ -744,39 +850,53 @@ pub(crate) fn play_generation(
     }
 }
 
-/// `train_ratio` samples per new sample (`new_samples` of them) from the window, once
-/// it holds `min_replay`: the losses of each step and the seconds it took.
+/// `train_ratio` samples per new sample (`new_samples` of them) from the replay window
+/// and the teacher window (`windows`), once the replay window holds `min_replay`: the
+/// losses of each step and the seconds it took.
 fn train_on_window(
     trainer: &mut Trainer,
-    replay: &Replay,
+    windows: (&Replay, &Replay),
     cfg: &TrainConfig,
     new_samples: u64,
     lr: f64,
     seed: u64,
 ) -> (Vec<Losses>, f64) {
     let t = std::time::Instant::now();
+    let (replay, teacher) = windows;
     if new_samples == 0 || replay.len() < cfg.train.min_replay.max(cfg.train.batch_size) {
         return (Vec::new(), 0.0);
     }
     let mut rng = SmallRng::seed_from_u64(seed ^ 0x5EED);
     let steps = ((new_samples as f64 * cfg.train.train_ratio as f64) / cfg.train.batch_size as f64)
         .ceil() as usize;
-    let losses = train_steps(trainer, replay, cfg, steps, lr, &mut rng);
+    let losses = train_steps(trainer, replay, Some(teacher), cfg, steps, lr, &mut rng);
     (losses, t.elapsed().as_secs_f64())
 }
 
-/// `steps` optimizer steps on random batches of `replay`: their losses.
+/// `steps` optimizer steps on random batches of `replay`, `train.teacher_share` of each
+/// drawn from `teacher` when it holds samples: their losses.
 fn train_steps(
     trainer: &mut Trainer,
     replay: &Replay,
+    teacher: Option<&Replay>,
     cfg: &TrainConfig,
     steps: usize,
     lr: f64,
     rng: &mut SmallRng,
 ) -> Vec<Losses> {
+    let n = cfg.train.batch_size;
+    let from_teacher = match teacher {
+        Some(t) if !t.is_empty() => (cfg.train.teacher_share as f64 * n as f64).round() as usize,
+        _ => 0,
+    };
+    let empty = Replay::new(0);
+    let parts = [
+        (replay, n - from_teacher),
+        (teacher.unwrap_or(&empty), from_teacher),
+    ];
     (0..steps)
         .map(|_| {
-            let b = replay.batch(cfg.variant(), cfg.train.batch_size, cfg.train.augment, rng);
+            let b = mixed_batch(cfg.variant(), &parts, cfg.train.augment, rng);
             trainer.step(&b, lr)
         })
         .collect()
@@ -1014,3 +1134,66 @@ fn arena_score(
 /// Makes sure `G` is usable by self-play (compile-time check for both game types).
 #[allow(dead_code)]
 fn _assert_encode<G: Encode>() {}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A window of `n` dimy samples whose value target is `wdl`.
+    fn window(n: usize, wdl: [f32; 3]) -> Replay {
+        let v = Variant::Dimy;
+        let mut w = Replay::new(n);
+        w.extend((0..n).map(|i| Sample {
+            planes: vec![i as f32; num_planes(v) * v.points()],
+            policy: vec![(0, 1.0)],
+            wdl,
+            ownership: Vec::new(),
+        }));
+        w
+    }
+
+    #[test]
+    fn a_mixed_batch_draws_its_share_from_each_window() {
+        let (replay, teacher) = (window(40, [1.0, 0.0, 0.0]), window(30, [0.0, 0.0, 1.0]));
+        let mut rng = SmallRng::seed_from_u64(7);
+        let b = mixed_batch(
+            Variant::Dimy,
+            &[(&replay, 12), (&teacher, 4)],
+            true,
+            &mut rng,
+        );
+        assert_eq!(b.n, 16);
+        assert_eq!(b.wdl.len(), 16 * 3);
+        let losses = b.wdl.chunks(3).filter(|x| x[2] == 1.0).count();
+        assert_eq!(losses, 4, "the teacher's samples are the losses");
+        let actions = fanorona_rules::num_actions(Variant::Dimy);
+        assert_eq!(b.policy.len(), 16 * actions);
+        assert!(
+            b.policy
+                .chunks(actions)
+                .all(|p| p.iter().sum::<f32>() == 1.0)
+        );
+        // An empty window gives nothing, whatever its share.
+        let empty = Replay::new(10);
+        let b = mixed_batch(
+            Variant::Dimy,
+            &[(&replay, 16), (&empty, 4)],
+            false,
+            &mut rng,
+        );
+        assert_eq!((b.n, b.wdl.len()), (16, 48));
+        // One window is `Replay::batch`, draw for draw.
+        let (mut r1, mut r2) = (SmallRng::seed_from_u64(3), SmallRng::seed_from_u64(3));
+        let a = replay.batch(Variant::Dimy, 8, true, &mut r1);
+        let b = mixed_batch(Variant::Dimy, &[(&replay, 8)], true, &mut r2);
+        assert_eq!((a.planes, a.policy, a.wdl), (b.planes, b.policy, b.wdl));
+    }
+
+    #[test]
+    fn newest_keeps_the_last_samples_in_order() {
+        let w = window(5, [0.0, 1.0, 0.0]);
+        let firsts: Vec<f32> = w.newest(3).map(|s| s.planes[0]).collect();
+        assert_eq!(firsts, vec![2.0, 3.0, 4.0]);
+        assert_eq!(w.newest(9).count(), 5);
+    }
+}
