@@ -2,6 +2,7 @@
 
 use anyhow::{Result, bail};
 use clap::{Args, ValueEnum};
+use fanorona_nn::NetConfig;
 use fanorona_rules::{Position, RuleOptions, TurnMode, Variant, perft, playout};
 use fanorona_sim::BatchSim;
 use rand::rngs::SmallRng;
@@ -35,6 +36,12 @@ pub struct BenchArgs {
     /// The network's variant (bench nn): the default network of tsivy, dimy or telo.
     #[arg(long, default_value = "tsivy")]
     pub variant: Variant,
+    /// Residual blocks of the network (bench nn; default: the variant's default network).
+    #[arg(long)]
+    pub blocks: Option<usize>,
+    /// Channels of the network's tower (bench nn; default: the variant's default network).
+    #[arg(long)]
+    pub channels: Option<usize>,
     /// Games in the batch (bench sim).
     #[arg(long, default_value_t = 1024)]
     pub batch: usize,
@@ -259,11 +266,20 @@ fn sample_fanorona(variant: Variant, n: usize, seed: u64) -> Vec<f32> {
     out
 }
 
-fn print_figure(json: bool, what: &str, batch: usize, per_second: f64, unit: &str) {
+/// A `bench nn` figure; the JSON line names the network's shape.
+fn print_figure(
+    json: bool,
+    net: &NetConfig,
+    what: &str,
+    batch: usize,
+    per_second: f64,
+    unit: &str,
+) {
     if json {
         println!(
             "{}",
-            serde_json::json!({"what": what, "batch": batch, "per_second": per_second.round()})
+            serde_json::json!({"what": what, "batch": batch, "per_second": per_second.round(),
+                "blocks": net.blocks, "channels": net.channels})
         );
     } else {
         println!("{what}, batch {batch}: {per_second:.0} {unit}/s");
@@ -294,12 +310,19 @@ fn inference_rate_of(
 
 fn nn(a: &BenchArgs) -> Result<()> {
     use fanorona_nn::burn::module::Module;
-    use fanorona_nn::{Batch, NetConfig, NetEvaluator, Trainer};
+    use fanorona_nn::{Batch, NetEvaluator, Trainer};
     let device = crate::backend::device();
-    let cfg = NetConfig::for_variant(a.variant);
+    let mut cfg = NetConfig::for_variant(a.variant);
+    if let Some(b) = a.blocks {
+        cfg.blocks = b;
+    }
+    if let Some(c) = a.channels {
+        anyhow::ensure!(c > 0, "--channels must be at least 1");
+        cfg.channels = c;
+    }
     if !a.json {
         println!(
-            "default {} network: {} blocks x {} channels, backend {}",
+            "{} network: {} blocks x {} channels, backend {}",
             a.variant,
             cfg.blocks,
             cfg.channels,
@@ -310,7 +333,7 @@ fn nn(a: &BenchArgs) -> Result<()> {
     let eval = NetEvaluator::new(net.valid(), device.clone(), a.variant, false, 0);
     for batch in [1, 64, 256] {
         let rate = inference_rate_of(&eval, a.variant, batch, a.seconds);
-        print_figure(a.json, "inference", batch, rate, "positions");
+        print_figure(a.json, &cfg, "inference", batch, rate, "positions");
     }
     let batch = 256;
     let mut trainer = Trainer::new(net, cfg.clone(), &device, 1e-4);
@@ -335,6 +358,7 @@ fn nn(a: &BenchArgs) -> Result<()> {
     }
     print_figure(
         a.json,
+        &cfg,
         "training",
         batch,
         n as f64 / t.elapsed().as_secs_f64(),
@@ -371,8 +395,8 @@ fn uniform_sims(secs: f64, seed: u64) -> u64 {
 }
 
 fn mcts(a: &BenchArgs) -> Result<()> {
+    use fanorona_nn::NetEvaluator;
     use fanorona_nn::burn::module::Module;
-    use fanorona_nn::{NetConfig, NetEvaluator};
     use fanorona_search::{Mcts, MctsConfig};
     let all = std::thread::available_parallelism().map_or(1, |n| n.get());
     for threads in if all > 1 { vec![1, all] } else { vec![1] } {

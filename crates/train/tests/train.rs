@@ -23,6 +23,15 @@ fn tiny(variant: &str, generations: u64) -> TrainConfig {
     TrainConfig::load(None, &set).unwrap()
 }
 
+/// [`tiny`] with a warm start of 4 games of `ab:depth=1`, one pass.
+fn tiny_warm(variant: &str, generations: u64) -> TrainConfig {
+    let mut cfg = tiny(variant, generations);
+    cfg.bootstrap.games = 4;
+    cfg.bootstrap.depth = 1;
+    cfg.bootstrap.epochs = 1.0;
+    cfg
+}
+
 fn options(cfg: TrainConfig, root: &Path, run: &str) -> RunOptions {
     RunOptions {
         config: cfg,
@@ -60,10 +69,7 @@ impl fanorona_train::Progress for Log {
 #[test]
 fn a_bootstrapped_run_learns_from_the_engine_first_and_only_once() {
     let root = tmp("bootstrap");
-    let mut cfg = tiny("dimy", 1);
-    cfg.bootstrap.games = 4;
-    cfg.bootstrap.depth = 1;
-    cfg.bootstrap.epochs = 1.0;
+    let mut cfg = tiny_warm("dimy", 1);
     let mut log = Log::default();
     let s = train(&options(cfg.clone(), &root, "b"), &mut log).unwrap();
     assert_eq!(s.state.generation, 1);
@@ -706,10 +712,7 @@ fn self_play_samples_hold_the_last_position_as_each_mover_sees_it() {
 #[test]
 fn an_ownership_head_trains_from_the_warm_start_on_and_resumes() {
     let root = tmp("ownership");
-    let mut cfg = tiny("dimy", 1);
-    cfg.bootstrap.games = 4;
-    cfg.bootstrap.depth = 1;
-    cfg.bootstrap.epochs = 1.0;
+    let mut cfg = tiny_warm("dimy", 1);
     cfg.train.ownership_weight = 1.5;
     let mut log = Log::default();
     train(&options(cfg.clone(), &root, "o"), &mut log).unwrap();
@@ -916,10 +919,7 @@ fn guarded_self_play_plays_only_the_turns_the_guard_keeps() {
 #[test]
 fn a_teacher_share_keeps_the_warm_starts_samples_for_the_whole_run() {
     let root = tmp("teacher");
-    let mut cfg = tiny("dimy", 1);
-    cfg.bootstrap.games = 4;
-    cfg.bootstrap.depth = 1;
-    cfg.bootstrap.epochs = 1.0;
+    let mut cfg = tiny_warm("dimy", 1);
     cfg.train.teacher_share = 0.5;
     cfg.train.teacher_window = 50;
     let mut log = Log::default();
