@@ -553,6 +553,33 @@ fn bench_nn_and_mcts_json() {
             .iter()
             .all(|v| v["per_second"].as_f64().unwrap() > 0.0)
     );
+    // The default tsivy network, named in every line; another shape on request.
+    assert!(
+        lines
+            .iter()
+            .all(|v| v["blocks"] == 4 && v["channels"] == 32)
+    );
+    let o = fanorona(&[
+        "bench",
+        "nn",
+        "--json",
+        "--seconds",
+        "0.05",
+        "--variant",
+        "dimy",
+        "--blocks",
+        "2",
+        "--channels",
+        "16",
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert!(stdout(&o).lines().all(|l| {
+        let v: serde_json::Value = serde_json::from_str(l).unwrap();
+        v["blocks"] == 2 && v["channels"] == 16
+    }));
+    let o = fanorona(&["bench", "nn", "--channels", "0"]);
+    assert!(!o.status.success());
+    assert!(stderr(&o).contains("--channels"), "{}", stderr(&o));
     let o = fanorona(&["bench", "mcts", "--json", "--seconds", "0.1"]);
     assert!(o.status.success(), "{}", stderr(&o));
     let lines: Vec<serde_json::Value> = stdout(&o)
