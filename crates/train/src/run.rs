@@ -885,15 +885,13 @@ fn train_steps(
     rng: &mut SmallRng,
 ) -> Vec<Losses> {
     let n = cfg.train.batch_size;
-    let from_teacher = match teacher {
-        Some(t) if !t.is_empty() => (cfg.train.teacher_share as f64 * n as f64).round() as usize,
-        _ => 0,
+    let parts = match teacher {
+        Some(t) if !t.is_empty() => {
+            let k = (cfg.train.teacher_share as f64 * n as f64).round() as usize;
+            vec![(replay, n - k), (t, k)]
+        }
+        _ => vec![(replay, n)],
     };
-    let empty = Replay::new(0);
-    let parts = [
-        (replay, n - from_teacher),
-        (teacher.unwrap_or(&empty), from_teacher),
-    ];
     (0..steps)
         .map(|_| {
             let b = mixed_batch(cfg.variant(), &parts, cfg.train.augment, rng);
