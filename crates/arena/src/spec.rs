@@ -52,8 +52,8 @@ pub enum EngineSpec {
         time: Option<Duration>,
         /// The search's settings: `gumbel=true` (Gumbel root search), `free_chains=true`
         /// (`MctsConfig::free_chain_steps`), `pass_forced=true` (`MctsConfig::pass_forced`),
-        /// `solver=true` (`MctsConfig::solver`),
-        /// `c_puct=`, `fpu=` (`fpu_reduction`),
+        /// `solver=true` (`MctsConfig::solver`), `minimax=ALPHA`
+        /// (`MctsConfig::minimax_weight`), `c_puct=`, `fpu=` (`fpu_reduction`),
         /// `batch=` (leaves per network call); the rest as `MctsConfig::default()`.
         search: MctsConfig,
         /// Seed (tie breaks, Gumbel noise).
@@ -223,6 +223,13 @@ impl EngineSpec {
                         "solver" => {
                             search.solver = v.parse().map_err(|_| bad(k, v, "true or false"))?
                         }
+                        "minimax" => {
+                            search.minimax_weight = v
+                                .parse()
+                                .ok()
+                                .filter(|w: &f32| (0.0..=1.0).contains(w))
+                                .ok_or_else(|| bad(k, v, "a weight from 0 to 1"))?
+                        }
                         "c_puct" => {
                             search.c_puct = v
                                 .parse()
@@ -280,7 +287,7 @@ impl EngineSpec {
                         }
                         _ => {
                             return Err(input_err(format!(
-                                "engine spec `{spec}`: unknown option `{k}` (mcts knows ckpt, sims, time, gumbel, seed, blend, blend_weight, guard, guard_margin, free_chains, pass_forced, solver, reuse, c_puct, fpu, batch)"
+                                "engine spec `{spec}`: unknown option `{k}` (mcts knows ckpt, sims, time, gumbel, seed, blend, blend_weight, guard, guard_margin, free_chains, pass_forced, solver, minimax, reuse, c_puct, fpu, batch)"
                             )));
                         }
                     }
@@ -530,13 +537,15 @@ mod tests {
             "mcts:guard=x",
             "mcts:guard_margin=10",
             "mcts:guard=4,guard_margin=-1",
+            "mcts:minimax=1.5",
+            "mcts:minimax=x",
         ] {
             let e = EngineSpec::parse(bad).unwrap_err().to_string();
             assert!(e.contains(bad), "{e}");
         }
         assert!(matches!(
             EngineSpec::parse(
-                "mcts:c_puct=1,fpu=0.5,batch=1,free_chains=true,pass_forced=true,solver=true"
+                "mcts:c_puct=1,fpu=0.5,batch=1,free_chains=true,pass_forced=true,solver=true,minimax=0.25"
             )
             .unwrap(),
             EngineSpec::Mcts {
@@ -547,6 +556,7 @@ mod tests {
                     free_chain_steps: true,
                     pass_forced: true,
                     solver: true,
+                    minimax_weight: 0.25,
                     gumbel: None,
                     ..
                 },

@@ -94,7 +94,10 @@ pub fn teacher_chunks(
     on_chunk: &mut dyn FnMut(Vec<Sample>, usize),
 ) -> BootstrapStats {
     const CHUNK: usize = 32;
-    let threads = rayon::current_num_threads();
+    let threads = match cfg.threads {
+        0 => rayon::current_num_threads(),
+        n => n,
+    };
     // Engines are kept for the next game (each game clears its tables first, so which
     // engine plays which game does not change the game).
     type Engines = (AlphaBeta, Option<AlphaBeta>);
@@ -492,6 +495,20 @@ mod tests {
             one.iter()
                 .zip(&four)
                 .all(|(a, b)| a.planes == b.planes && a.policy == b.policy && a.wdl == b.wdl)
+        );
+        // The engine's own thread count (`bootstrap.threads`) changes nothing either.
+        let three = BootstrapConfig {
+            threads: 3,
+            ..cfg.clone()
+        };
+        let mut own = Vec::new();
+        let stats3 = teacher_chunks(&start, &three, 30, 11, &mut |s, _| own.extend(s));
+        assert_eq!(stats3, stats);
+        assert!(
+            own.iter()
+                .zip(&one)
+                .all(|(a, b)| a.planes == b.planes && a.policy == b.policy && a.wdl == b.wdl)
+                && own.len() == one.len()
         );
         // And the same as the whole at once.
         let (whole, _) = teacher_samples(&start, &cfg, 30, 11, &mut |_| {});

@@ -151,6 +151,9 @@ pub struct SelfPlayConfig {
     /// Forced playouts at the root and policy target pruning, KataGo's `k` (its self-play
     /// uses 2; 0 = off): `fanorona_search::MctsConfig::forced_playouts`.
     pub forced_playouts: f32,
+    /// Implicit minimax backups' weight in selection, 0 to 1 (0 = off):
+    /// `fanorona_search::MctsConfig::minimax_weight` (`mcts:minimax=` in the arena).
+    pub minimax_weight: f32,
     /// A tactical guard in self-play (0 = off; at least 2; tsivy and dimy): before each
     /// turn an alpha-beta search of this many turns scores every legal turn, and the
     /// search chooses and records targets only among those within `guard_margin` of the
@@ -285,6 +288,11 @@ pub struct BootstrapConfig {
     /// but differ from `false`, which plays every game first and then trains on all of
     /// them.
     pub overlap: bool,
+    /// The engine's threads (0: one a core). On a GPU machine leave the trainer a core or
+    /// two (cores - 2, say): the trainer's thread feeds the GPU and compiles its kernels,
+    /// and an engine on every core starved it there (experiments/gpu1). The games do
+    /// not depend on it.
+    pub threads: usize,
 }
 
 impl Default for BootstrapConfig {
@@ -299,6 +307,7 @@ impl Default for BootstrapConfig {
             soft_temperature: 0.0,
             sibling_values: 0,
             overlap: true,
+            threads: 0,
         }
     }
 }
@@ -424,6 +433,7 @@ impl Default for SelfPlayConfig {
             pass_forced: false,
             solver: false,
             forced_playouts: 0.0,
+            minimax_weight: 0.0,
             guard: 0,
             guard_margin: 50,
         }
@@ -582,6 +592,9 @@ impl TrainConfig {
         }
         if !(0.0..=100.0).contains(&s.forced_playouts) {
             return bad("selfplay.forced_playouts must be between 0 (off) and 100 (KataGo: 2)");
+        }
+        if !(0.0..=1.0).contains(&s.minimax_weight) {
+            return bad("selfplay.minimax_weight must be between 0 (off) and 1");
         }
         if s.draw_value > 0.0 && s.draw_decisions == 0 {
             return bad("selfplay.draw_decisions must be at least 1 when draw_value is set");
@@ -796,6 +809,17 @@ mod tests {
         ] {
             let e = ok(bad).unwrap_err();
             assert!(e.to_string().contains("train.teacher_"), "{bad:?}: {e}");
+        }
+        assert!(ok(&["selfplay.minimax_weight=0.3"]).is_ok());
+        for bad in [
+            "selfplay.minimax_weight=1.5",
+            "selfplay.minimax_weight=-0.1",
+        ] {
+            let e = ok(&[bad]).unwrap_err();
+            assert!(
+                e.to_string().contains("selfplay.minimax_weight"),
+                "{bad}: {e}"
+            );
         }
         assert!(ok(&["selfplay.opening_turns=8"]).is_ok());
         let e = ok(&["selfplay.opening_turns=1000"]).unwrap_err();

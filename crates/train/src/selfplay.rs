@@ -162,6 +162,7 @@ fn mcts_config(cfg: &TrainConfig) -> MctsConfig {
         pass_forced: s.pass_forced,
         solver: s.solver,
         forced_playouts: s.forced_playouts,
+        minimax_weight: s.minimax_weight,
     }
 }
 
