@@ -42,6 +42,10 @@ pub struct BenchArgs {
     /// Channels of the network's tower (bench nn; default: the variant's default network).
     #[arg(long)]
     pub channels: Option<usize>,
+    /// Implicit minimax backups' weight of the searches (bench mcts; 0 = off), as
+    /// `mcts:minimax=`: the tree's cost with them.
+    #[arg(long, default_value_t = 0.0)]
+    pub minimax: f32,
     /// Games in the batch (bench sim).
     #[arg(long, default_value_t = 1024)]
     pub batch: usize,
@@ -367,27 +371,42 @@ fn nn(a: &BenchArgs) -> Result<()> {
     Ok(())
 }
 
-fn mcts_figure(json: bool, evaluator: &str, threads: usize, sps: f64, note: &str) {
-    if json {
+fn mcts_figure(a: &BenchArgs, evaluator: &str, threads: usize, sps: f64, note: &str) {
+    if a.json {
         println!(
             "{}",
-            serde_json::json!({"evaluator": evaluator, "threads": threads, "simulations_per_second": sps.round()})
+            serde_json::json!({"evaluator": evaluator, "threads": threads, "minimax_weight": a.minimax, "simulations_per_second": sps.round()})
         );
     } else {
-        println!("mcts, {evaluator} evaluator, {threads} thread(s): {sps:.0} simulations/s{note}");
+        let with = if a.minimax > 0.0 {
+            format!(", minimax {}", a.minimax)
+        } else {
+            String::new()
+        };
+        println!(
+            "mcts, {evaluator} evaluator{with}, {threads} thread(s): {sps:.0} simulations/s{note}"
+        );
+    }
+}
+
+/// The searches' settings: the defaults, with `--minimax`.
+fn bench_mcts_config(a: &BenchArgs) -> fanorona_search::MctsConfig {
+    fanorona_search::MctsConfig {
+        minimax_weight: a.minimax,
+        ..Default::default()
     }
 }
 
 /// Simulations/s of one tree per thread from the tsivy start with the uniform evaluator.
-fn uniform_sims(secs: f64, seed: u64) -> u64 {
-    use fanorona_search::{Mcts, MctsConfig, UniformEvaluator};
+fn uniform_sims(secs: f64, seed: u64, cfg: fanorona_search::MctsConfig) -> u64 {
+    use fanorona_search::{Mcts, UniformEvaluator};
     let start = Position::start(Variant::Tsivy, RuleOptions::default());
     let t = Instant::now();
     let mut sims = 0u64;
     let mut s = seed;
     while t.elapsed().as_secs_f64() < secs {
         s += 1;
-        let mut tree = Mcts::new(start, MctsConfig::default(), s);
+        let mut tree = Mcts::new(start, cfg, s);
         tree.run(&mut UniformEvaluator::default(), 20_000);
         sims += tree.visits() as u64;
     }
@@ -397,16 +416,23 @@ fn uniform_sims(secs: f64, seed: u64) -> u64 {
 fn mcts(a: &BenchArgs) -> Result<()> {
     use fanorona_nn::NetEvaluator;
     use fanorona_nn::burn::module::Module;
-    use fanorona_search::{Mcts, MctsConfig};
+    use fanorona_search::Mcts;
+    if !(0.0..=1.0).contains(&a.minimax) {
+        return Err(crate::input_err(format!(
+            "--minimax {}: a weight from 0 to 1 is needed",
+            a.minimax
+        )));
+    }
+    let mcfg = bench_mcts_config(a);
     let all = std::thread::available_parallelism().map_or(1, |n| n.get());
     for threads in if all > 1 { vec![1, all] } else { vec![1] } {
         let t = Instant::now();
         let sims: u64 = (0..threads as u64)
             .into_par_iter()
-            .map(|i| uniform_sims(a.seconds, i * 1000))
+            .map(|i| uniform_sims(a.seconds, i * 1000, mcfg))
             .sum();
         mcts_figure(
-            a.json,
+            a,
             "uniform",
             threads,
             sims as f64 / t.elapsed().as_secs_f64(),
@@ -416,7 +442,6 @@ fn mcts(a: &BenchArgs) -> Result<()> {
     let device = crate::backend::device();
     let cfg = NetConfig::for_variant(Variant::Tsivy);
     let mut eval = NetEvaluator::new(cfg.init(&device).valid(), device, Variant::Tsivy, false, 0);
-    let mcfg = MctsConfig::default();
     let raw = inference_rate(&eval, mcfg.batch, a.seconds);
     let start = Position::start(Variant::Tsivy, RuleOptions::default());
     let t = Instant::now();
@@ -434,6 +459,6 @@ fn mcts(a: &BenchArgs) -> Result<()> {
         100.0 * sps / raw,
         mcfg.batch
     );
-    mcts_figure(a.json, "network", 1, sps, &note);
+    mcts_figure(a, "network", 1, sps, &note);
     Ok(())
 }
