@@ -389,14 +389,6 @@ fn mcts_figure(a: &BenchArgs, evaluator: &str, threads: usize, sps: f64, note: &
     }
 }
 
-/// The searches' settings: the defaults, with `--minimax`.
-fn bench_mcts_config(a: &BenchArgs) -> fanorona_search::MctsConfig {
-    fanorona_search::MctsConfig {
-        minimax_weight: a.minimax,
-        ..Default::default()
-    }
-}
-
 /// Simulations/s of one tree per thread from the tsivy start with the uniform evaluator.
 fn uniform_sims(secs: f64, seed: u64, cfg: fanorona_search::MctsConfig) -> u64 {
     use fanorona_search::{Mcts, UniformEvaluator};
@@ -423,7 +415,10 @@ fn mcts(a: &BenchArgs) -> Result<()> {
             a.minimax
         )));
     }
-    let mcfg = bench_mcts_config(a);
+    let mcfg = fanorona_search::MctsConfig {
+        minimax_weight: a.minimax,
+        ..Default::default()
+    };
     let all = std::thread::available_parallelism().map_or(1, |n| n.get());
     for threads in if all > 1 { vec![1, all] } else { vec![1] } {
         let t = Instant::now();
