@@ -53,8 +53,7 @@ pub enum EngineSpec {
         /// The search's settings: `gumbel=true` (Gumbel root search), `free_chains=true`
         /// (`MctsConfig::free_chain_steps`), `pass_forced=true` (`MctsConfig::pass_forced`),
         /// `solver=true` (`MctsConfig::solver`), `minimax=ALPHA`
-        /// (`MctsConfig::minimax_weight`), `minimax_floor=true`
-        /// (`MctsConfig::minimax_floor`), `c_puct=`, `fpu=` (`fpu_reduction`),
+        /// (`MctsConfig::minimax_weight`), `c_puct=`, `fpu=` (`fpu_reduction`),
         /// `batch=` (leaves per network call); the rest as `MctsConfig::default()`.
         search: MctsConfig,
         /// Seed (tie breaks, Gumbel noise).
@@ -231,10 +230,6 @@ impl EngineSpec {
                                 .filter(|w: &f32| (0.0..=1.0).contains(w))
                                 .ok_or_else(|| bad(k, v, "a weight from 0 to 1"))?
                         }
-                        "minimax_floor" => {
-                            search.minimax_floor =
-                                v.parse().map_err(|_| bad(k, v, "true or false"))?
-                        }
                         "c_puct" => {
                             search.c_puct = v
                                 .parse()
@@ -292,7 +287,7 @@ impl EngineSpec {
                         }
                         _ => {
                             return Err(input_err(format!(
-                                "engine spec `{spec}`: unknown option `{k}` (mcts knows ckpt, sims, time, gumbel, seed, blend, blend_weight, guard, guard_margin, free_chains, pass_forced, solver, minimax, minimax_floor, reuse, c_puct, fpu, batch)"
+                                "engine spec `{spec}`: unknown option `{k}` (mcts knows ckpt, sims, time, gumbel, seed, blend, blend_weight, guard, guard_margin, free_chains, pass_forced, solver, minimax, reuse, c_puct, fpu, batch)"
                             )));
                         }
                     }
@@ -322,11 +317,6 @@ impl EngineSpec {
                         margin: m.unwrap_or(GuardConfig::default().margin),
                     }),
                 };
-                if search.minimax_floor && search.minimax_weight <= 0.0 {
-                    return Err(input_err(format!(
-                        "engine spec `{spec}`: minimax_floor needs minimax=ALPHA above 0"
-                    )));
-                }
                 if search.gumbel.is_some() && time.is_some() {
                     return Err(input_err(format!(
                         "engine spec `{spec}`: gumbel plans its simulations in advance and needs sims=N, not time="
@@ -549,15 +539,13 @@ mod tests {
             "mcts:guard=4,guard_margin=-1",
             "mcts:minimax=1.5",
             "mcts:minimax=x",
-            "mcts:minimax_floor=1",
-            "mcts:minimax_floor=true",
         ] {
             let e = EngineSpec::parse(bad).unwrap_err().to_string();
             assert!(e.contains(bad), "{e}");
         }
         assert!(matches!(
             EngineSpec::parse(
-                "mcts:c_puct=1,fpu=0.5,batch=1,free_chains=true,pass_forced=true,solver=true,minimax=0.25,minimax_floor=true"
+                "mcts:c_puct=1,fpu=0.5,batch=1,free_chains=true,pass_forced=true,solver=true,minimax=0.25"
             )
             .unwrap(),
             EngineSpec::Mcts {
@@ -569,7 +557,6 @@ mod tests {
                     pass_forced: true,
                     solver: true,
                     minimax_weight: 0.25,
-                    minimax_floor: true,
                     gumbel: None,
                     ..
                 },

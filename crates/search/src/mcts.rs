@@ -87,13 +87,6 @@ pub struct MctsConfig {
     /// at once, where the mean needs many to turn. The choice and the value reported
     /// stay the visits' and the mean's.
     pub minimax_weight: f32,
-    /// With [`MctsConfig::minimax_weight`]: while an evaluated position still has
-    /// children not searched, its minimax value is at least its own evaluation for its
-    /// player to move, which stands in for the moves not tried yet; so one refuted
-    /// reply does not make the whole position read as lost until PUCT tries another
-    /// (Lanctot et al. value every child at expansion; this spends no evaluation).
-    /// Default off.
-    pub minimax_floor: bool,
 }
 
 impl Default for MctsConfig {
@@ -110,7 +103,6 @@ impl Default for MctsConfig {
             solver: false,
             forced_playouts: 0.0,
             minimax_weight: 0.0,
-            minimax_floor: false,
         }
     }
 }
@@ -154,9 +146,6 @@ struct Node<G> {
     /// With [`MctsConfig::minimax_weight`]: the minimax value of the searched subtree,
     /// White's win minus loss in [-1, 1]; NaN until something below is evaluated.
     minimax: f32,
-    /// With [`MctsConfig::minimax_floor`]: the position's own value as last backed up
-    /// into it as a leaf (White's win minus loss); NaN if it never was one.
-    eval: f32,
 }
 
 impl<G> Node<G> {
@@ -173,7 +162,6 @@ impl<G> Node<G> {
             kind: Kind::Leaf,
             proven: None,
             minimax: f32::NAN,
-            eval: f32::NAN,
         }
     }
     /// The exact absolute value, if known: the game is over here or proven.
@@ -488,27 +476,18 @@ impl<G: Game> Mcts<G> {
             return;
         };
         self.nodes[leaf as usize].minimax = value;
-        self.nodes[leaf as usize].eval = value;
         for &n in above.iter().rev() {
             let player = self.nodes[n as usize]
                 .game
                 .as_ref()
                 .expect("expanded nodes have games")
                 .to_move();
-            let mut open = false;
-            let mut best = f32::NEG_INFINITY;
-            for c in self.children(n) {
-                let m = self.nodes[c as usize].minimax;
-                if m.is_nan() {
-                    open = true;
-                } else {
-                    best = best.max(for_player(m, player));
-                }
-            }
-            let eval = self.nodes[n as usize].eval;
-            if self.cfg.minimax_floor && open && !eval.is_nan() {
-                best = best.max(for_player(eval, player));
-            }
+            let best = self
+                .children(n)
+                .map(|c| self.nodes[c as usize].minimax)
+                .filter(|m| !m.is_nan())
+                .map(|m| for_player(m, player))
+                .fold(f32::NEG_INFINITY, f32::max);
             let new = for_player(best, player);
             let node = &mut self.nodes[n as usize];
             if node.minimax == new {
@@ -1299,24 +1278,19 @@ mod tests {
 
     /// The minimax value of the searched tree below `n`, recomputed from scratch: a
     /// finished game's result, the evaluation of a position none of whose children was
-    /// visited, else the best visited child for the player to move (White's scale) and,
-    /// with `floor`, the position's own evaluation too while a child is unvisited.
-    fn naive_minimax(t: &Mcts<Position>, n: u32, floor: bool) -> f32 {
+    /// visited, else the best visited child for the player to move (White's scale).
+    fn naive_minimax(t: &Mcts<Position>, n: u32) -> f32 {
         let node = &t.nodes[n as usize];
         let g = node.game.as_ref().unwrap();
         if let Kind::Terminal(v) = node.kind {
             return score(v, Color::White);
         }
         let player = g.to_move();
-        let mut best = t
+        let best = t
             .children(n)
             .filter(|&c| t.nodes[c as usize].visits > 0)
-            .map(|c| for_player(naive_minimax(t, c, floor), player))
+            .map(|c| for_player(naive_minimax(t, c), player))
             .fold(f32::NEG_INFINITY, f32::max);
-        if floor && t.children(n).any(|c| t.nodes[c as usize].visits == 0) {
-            // Material values the position for its player to move, as `best` is.
-            best = best.max(Material::value(g));
-        }
         if best == f32::NEG_INFINITY {
             for_player(Material::value(g), player)
         } else {
@@ -1342,10 +1316,9 @@ mod tests {
                 }
                 p.apply(legal[rng.random_range(0..legal.len())]);
             }
-            for (alpha, sims, floor) in [(0.5, 800, false), (1.0, 300, false), (0.5, 800, true)] {
+            for (alpha, sims) in [(0.5, 800), (1.0, 300)] {
                 let cfg = MctsConfig {
                     minimax_weight: alpha,
-                    minimax_floor: floor,
                     ..MctsConfig::default()
                 };
                 let mut t = Mcts::new(p, cfg, i as u64);
@@ -1360,7 +1333,7 @@ mod tests {
                         );
                         continue;
                     }
-                    let want = naive_minimax(&t, n, floor);
+                    let want = naive_minimax(&t, n);
                     assert!(
                         (node.minimax - want).abs() < 1e-6,
                         "node {n} of {}: {} against {want}",

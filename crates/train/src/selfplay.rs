@@ -163,8 +163,6 @@ fn mcts_config(cfg: &TrainConfig) -> MctsConfig {
         solver: s.solver,
         forced_playouts: s.forced_playouts,
         minimax_weight: s.minimax_weight,
-        // A play-time option (`mcts:minimax_floor`); self-play has not measured it.
-        minimax_floor: false,
     }
 }
 
