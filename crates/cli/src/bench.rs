@@ -43,8 +43,8 @@ pub struct BenchArgs {
     #[arg(long)]
     pub channels: Option<usize>,
     /// Implicit minimax backups' weight of the searches (bench mcts; 0 = off), as
-    /// `mcts:minimax=`: the tree's cost with them.
-    #[arg(long, default_value_t = 0.0)]
+    /// `mcts:minimax=`; the default is the players' (0.5).
+    #[arg(long, default_value_t = fanorona_search::MctsConfig::default().minimax_weight)]
     pub minimax: f32,
     /// Games in the batch (bench sim).
     #[arg(long, default_value_t = 1024)]

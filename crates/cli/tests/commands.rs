@@ -593,9 +593,9 @@ fn bench_nn_and_mcts_json() {
             .iter()
             .all(|v| v["simulations_per_second"].as_f64().unwrap() > 0.0
                 && v["threads"].as_u64().is_some()
-                && v["minimax_weight"] == 0.0)
+                && v["minimax_weight"] == 0.5)
     );
-    // With implicit minimax backups: named in every line; a weight above 1 is refused.
+    // Without implicit minimax backups: named in every line; a weight above 1 is refused.
     let o = fanorona(&[
         "bench",
         "mcts",
@@ -603,12 +603,12 @@ fn bench_nn_and_mcts_json() {
         "--seconds",
         "0.05",
         "--minimax",
-        "0.5",
+        "0",
     ]);
     assert!(o.status.success(), "{}", stderr(&o));
     assert!(stdout(&o).lines().all(|l| {
         let v: serde_json::Value = serde_json::from_str(l).unwrap();
-        v["minimax_weight"] == 0.5 && v["simulations_per_second"].as_f64().unwrap() > 0.0
+        v["minimax_weight"] == 0.0 && v["simulations_per_second"].as_f64().unwrap() > 0.0
     }));
     let o = fanorona(&["bench", "mcts", "--minimax", "2"]);
     assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));

@@ -151,7 +151,8 @@ pub struct SelfPlayConfig {
     /// Forced playouts at the root and policy target pruning, KataGo's `k` (its self-play
     /// uses 2; 0 = off): `fanorona_search::MctsConfig::forced_playouts`.
     pub forced_playouts: f32,
-    /// Implicit minimax backups' weight in selection, 0 to 1 (0 = off):
+    /// Implicit minimax backups' weight in selection, 0 to 1 (0 = off, the default here:
+    /// in self-play it made no stronger network, experiments/search4; players use 0.5):
     /// `fanorona_search::MctsConfig::minimax_weight` (`mcts:minimax=` in the arena).
     pub minimax_weight: f32,
     /// A tactical guard in self-play (0 = off; at least 2; tsivy and dimy): before each
