@@ -54,8 +54,9 @@ pub enum EngineSpec {
         /// (`MctsConfig::free_chain_steps`), `pass_forced=true` (`MctsConfig::pass_forced`),
         /// `solver=true` (`MctsConfig::solver`), `minimax=ALPHA`
         /// (`MctsConfig::minimax_weight`: 0.5 unless named; `minimax=0` searches on the
-        /// mean alone, as every `mcts:` player did before 2026-11-26), `c_puct=`, `fpu=` (`fpu_reduction`),
-        /// `batch=` (leaves per network call); the rest as `MctsConfig::default()`.
+        /// mean alone, as every `mcts:` player did before 2026-11-26), `c_puct=`, `fpu=`
+        /// (`fpu_reduction`), `batch=` (leaves per network call); the rest as
+        /// `MctsConfig::default()`.
         search: MctsConfig,
         /// Seed (tie breaks, Gumbel noise).
         seed: u64,
