@@ -431,6 +431,18 @@ impl Position {
         self.capture_origins(self.geometry()).2.any()
     }
 
+    /// Whether the side to move's turns are captures: a capturing step exists and the
+    /// reply and vela rules let it be played (captures are compulsory, so then every
+    /// legal turn captures). The same as the first of [`Position::turns_into`]'s turns
+    /// being a capture, without building the list.
+    ///
+    /// Only meaningful at a turn boundary (`chain()` is `None`).
+    #[inline]
+    pub fn must_capture(&self) -> bool {
+        self.capture_rule() != CaptureRule::Forbidden
+            && self.with_geometry(|g| self.capture_origins(g).2.any())
+    }
+
     /// The legal turns, written into `out` (cleared first). No allocation once `out` has
     /// grown to the largest list it meets.
     ///

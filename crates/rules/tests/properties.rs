@@ -201,6 +201,25 @@ proptest! {
         }
     }
 
+    /// The cheap questions the alpha-beta engine asks instead of building the list
+    /// agree with the list: whether a turn exists, and whether the turns are captures.
+    #[test]
+    fn must_capture_and_has_turn_agree_with_the_turn_list(seed in any::<u64>(), vr in 0u8..8) {
+        let (v, r) = variant_and_rules(vr);
+        let mut turns = Vec::new();
+        for pos in random_game(v, r, seed, 80) {
+            pos.turns_into(&mut turns, TurnMode::Distinct);
+            prop_assert_eq!(pos.has_turn(), !turns.is_empty(), "{}", pos.fen());
+            prop_assert_eq!(
+                pos.must_capture(),
+                turns.first().is_some_and(|t| t.is_capture()),
+                "{}",
+                pos.fen()
+            );
+            prop_assert!(turns.iter().all(|t| t.is_capture() == pos.must_capture()), "{}", pos.fen());
+        }
+    }
+
     #[test]
     fn step_actions_map_back_to_turns(seed in any::<u64>(), vr in 0u8..8) {
         let (v, r) = variant_and_rules(vr);

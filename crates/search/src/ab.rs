@@ -241,6 +241,9 @@ impl AlphaBeta {
             return self.qsearch(pos, ply, alpha, beta, self.cfg.qsearch_depth);
         }
         self.nodes += 1;
+        // The table's slot is fetched while the turns are generated.
+        let key = pos.hash();
+        self.tt.prefetch(key);
         let mut list = std::mem::take(&mut self.lists[ply]);
         pos.turns_into(&mut list, TurnMode::Distinct);
         if let Some(o) = pos.outcome_given(!list.is_empty()) {
@@ -251,7 +254,6 @@ impl AlphaBeta {
             self.lists[ply] = list;
             return 0;
         }
-        let key = pos.hash();
         let mut hash_move = 0u16;
         if let Some(e) = self.tt.probe(key) {
             hash_move = e.best;
@@ -360,20 +362,19 @@ impl AlphaBeta {
         qdepth: u32,
     ) -> i32 {
         self.nodes += 1;
+        // Most leaves are quiet: they need whether a turn exists, not the list, which is
+        // built only when captures are searched.
+        let captures = pos.must_capture();
+        if let Some(o) = pos.outcome_given(captures || pos.has_turn()) {
+            return outcome_score(o, pos, ply);
+        }
+        let stand = evaluate(pos, &self.cfg.weights);
+        if !captures || qdepth == 0 || ply >= MAX_PLY - 2 || stand >= beta {
+            return stand;
+        }
         let mut list = std::mem::take(&mut self.lists[ply]);
         pos.turns_into(&mut list, TurnMode::Distinct);
-        let done = pos.outcome_given(!list.is_empty());
-        let result = 'q: {
-            if let Some(o) = done {
-                break 'q outcome_score(o, pos, ply);
-            }
-            let stand = evaluate(pos, &self.cfg.weights);
-            if !list[0].is_capture() || qdepth == 0 || ply >= MAX_PLY - 2 {
-                break 'q stand;
-            }
-            if stand >= beta {
-                break 'q stand;
-            }
+        let result = {
             alpha = alpha.max(stand);
             let mut best = stand;
             let mut order = std::mem::take(&mut self.order[ply]);
