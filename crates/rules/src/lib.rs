@@ -51,7 +51,8 @@ pub use options::{
 };
 pub use perft::{divide, perft};
 pub use position::{
-    Chain, IllegalTurn, Outcome, Position, PositionError, Restriction, TurnMode, playout,
+    Chain, IllegalTurn, Outcome, Position, PositionError, Restriction, StepFeatures, TurnMode,
+    playout,
 };
 pub use turn::{Action, Capture, MAX_CHAIN, Step, StepKind, Turn};
 pub use zobrist::{KEYS, Keys};

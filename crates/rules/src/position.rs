@@ -7,6 +7,20 @@ use crate::turn::{Action, Capture, Step, StepKind, Turn};
 use crate::zobrist::KEYS;
 use std::fmt;
 
+/// What a static evaluation asks of a position's steps, found in one pass over the
+/// directions by [`Position::step_features`].
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub struct StepFeatures {
+    /// Paika mobility ([`Position::mobility`]) of the side to move, then of the other.
+    pub mobility: [u32; 2],
+    /// The other side's pieces the side to move could capture with one step, whole runs
+    /// (`attacked_by(side to move, true)`).
+    pub hanging: Bitboard,
+    /// The side to move's pieces the other could capture with one step, first pieces
+    /// only (`attacked_by(other, false)`).
+    pub attacked: Bitboard,
+}
+
 /// The state of a capture chain in progress (step level only).
 #[derive(Clone, Copy, PartialEq, Eq, Hash, Debug)]
 pub struct Chain {
@@ -411,6 +425,37 @@ impl Position {
             }
         }
         hit
+    }
+
+    /// [`Position::mobility`] of both sides and the [`Position::attacked_by`] sets an
+    /// evaluation uses, at once: the eight shifts of the empty points serve all four.
+    pub fn step_features(&self) -> StepFeatures {
+        self.with_geometry(|g| {
+            let me = self.pieces(self.side);
+            let them = self.pieces(self.side.other());
+            let empty = g.all & !(me | them);
+            let mut f = StepFeatures {
+                mobility: [0; 2],
+                hanging: Bitboard::EMPTY,
+                attacked: Bitboard::EMPTY,
+            };
+            for d in Direction::ALL {
+                let back = d.opposite();
+                // Points whose neighbour in direction d is empty.
+                let open = g.shift(empty, back);
+                let (my_steps, their_steps) = (me & open, them & open);
+                f.mobility[0] += my_steps.count();
+                f.mobility[1] += their_steps.count();
+                // Approach: p + d empty, p + 2d enemy; withdrawal: p - d enemy.
+                let a = g.shift(g.shift(my_steps, d) & empty, d) & them;
+                let w = g.shift(my_steps, back) & them;
+                f.hanging |= extend_runs(g, a, them, d) | extend_runs(g, w, them, back);
+                let a = g.shift(g.shift(their_steps, d) & empty, d) & me;
+                let w = g.shift(their_steps, back) & me;
+                f.attacked |= a | w;
+            }
+            f
+        })
     }
 
     /// Number of (piece, direction) steps of `c` to an adjacent empty point: its paika

@@ -202,9 +202,10 @@ proptest! {
     }
 
     /// The cheap questions the alpha-beta engine asks instead of building the list
-    /// agree with the list: whether a turn exists, and whether the turns are captures.
+    /// agree with the list (whether a turn exists, whether the turns are captures), and
+    /// the evaluation's fused step features with the separate calls.
     #[test]
-    fn must_capture_and_has_turn_agree_with_the_turn_list(seed in any::<u64>(), vr in 0u8..8) {
+    fn cheap_questions_agree_with_the_turn_list_and_each_other(seed in any::<u64>(), vr in 0u8..8) {
         let (v, r) = variant_and_rules(vr);
         let mut turns = Vec::new();
         for pos in random_game(v, r, seed, 80) {
@@ -217,6 +218,11 @@ proptest! {
                 pos.fen()
             );
             prop_assert!(turns.iter().all(|t| t.is_capture() == pos.must_capture()), "{}", pos.fen());
+            let (me, them) = (pos.side_to_move(), pos.side_to_move().other());
+            let f = pos.step_features();
+            prop_assert_eq!(f.mobility, [pos.mobility(me), pos.mobility(them)], "{}", pos.fen());
+            prop_assert_eq!(f.hanging, pos.attacked_by(me, true), "{}", pos.fen());
+            prop_assert_eq!(f.attacked, pos.attacked_by(them, false), "{}", pos.fen());
         }
     }
 

@@ -48,13 +48,16 @@ pub fn evaluate(pos: &Position, w: &EvalWeights) -> i32 {
     let them = me.other();
     let g = pos.geometry();
     let strong = strong_points(g);
-    let side = |c: Color| {
+    let f = pos.step_features();
+    let side = |c: Color, mobility: u32| {
         let p = pos.pieces(c);
         p.count() as i32 * w.piece
             + (p & strong).count() as i32 * w.strong_point
-            + pos.mobility(c) as i32 * w.mobility
+            + mobility as i32 * w.mobility
     };
-    let hanging = pos.attacked_by(me, true).count() as i32;
-    let attacked = pos.attacked_by(them, false).count() as i32;
-    side(me) - side(them) + hanging * w.hanging_to_move - attacked * w.attacked_own + w.tempo
+    let hanging = f.hanging.count() as i32;
+    let attacked = f.attacked.count() as i32;
+    side(me, f.mobility[0]) - side(them, f.mobility[1]) + hanging * w.hanging_to_move
+        - attacked * w.attacked_own
+        + w.tempo
 }
