@@ -69,16 +69,18 @@ pub fn teacher_samples(
     on_games: &mut dyn FnMut(usize),
 ) -> (Vec<Sample>, BootstrapStats) {
     let mut samples = Vec::new();
-    let stats = teacher_chunks(start, cfg, max_turns, seed, &mut |s, done| {
+    let stats = teacher_chunks(start, cfg, 0..cfg.games, max_turns, seed, &mut |s, done| {
         samples.extend(s);
         on_games(done);
     });
     (samples, stats)
 }
 
-/// [`teacher_samples`] as a stream: `on_chunk(samples, games_done)` receives the samples
-/// in game order, a few dozen games at a time, as soon as those games and every game
-/// before them are played.
+/// [`teacher_samples`] as a stream, for the games numbered `games` (each game's seed
+/// depends on its number alone, so `0..n` then `n..m` plays the games of `0..m`):
+/// `on_chunk(samples, games_done)` receives the samples in game order, a few dozen games
+/// at a time, as soon as those games and every game before them are played;
+/// `games_done` counts from 0, the games before `games.start` included.
 ///
 /// The games run on a rayon pool of their own, as many threads as the current pool (so
 /// that a caller's tensor work on the global pool never queues behind whole games), each
@@ -89,6 +91,7 @@ pub fn teacher_samples(
 pub fn teacher_chunks(
     start: &Position,
     cfg: &BootstrapConfig,
+    games: std::ops::Range<usize>,
     max_turns: u32,
     seed: u64,
     on_chunk: &mut dyn FnMut(Vec<Sample>, usize),
@@ -113,11 +116,12 @@ pub fn teacher_chunks(
     };
     let (tx, rx) = mpsc::channel::<(usize, GameResult)>();
     let mut stats = BootstrapStats::default();
+    let (begin, end) = (games.start, games.end);
     std::thread::scope(|scope| {
         let spare = &spare;
         let players = scope.spawn(move || {
             let play = || {
-                (0..cfg.games).par_bridge().for_each(|i| {
+                games.clone().par_bridge().for_each(|i| {
                     let taken = spare.lock().unwrap_or_else(PoisonError::into_inner).pop();
                     let (mut ab, mut sibling_ab) = taken.unwrap_or_else(engines);
                     let game = teacher_game(
@@ -140,7 +144,7 @@ pub fn teacher_chunks(
         });
         let mut waiting: BTreeMap<usize, GameResult> = BTreeMap::new();
         let mut samples = Vec::new();
-        let mut next = 0;
+        let mut next = begin;
         for (i, game) in rx {
             waiting.insert(i, game);
             while let Some((s, outcome, turns)) = waiting.remove(&next) {
@@ -153,7 +157,7 @@ pub fn teacher_chunks(
                     Outcome::Win(Color::Black) => stats.black += 1,
                     Outcome::Draw => stats.draws += 1,
                 }
-                if next % CHUNK == 0 || next == cfg.games {
+                if next % CHUNK == 0 || next == end {
                     on_chunk(std::mem::take(&mut samples), next);
                 }
             }
@@ -477,7 +481,7 @@ mod tests {
             pool.install(|| {
                 let mut chunks = Vec::new();
                 let mut all = Vec::new();
-                let stats = teacher_chunks(&start, &cfg, 30, 11, &mut |s, done| {
+                let stats = teacher_chunks(&start, &cfg, 0..cfg.games, 30, 11, &mut |s, done| {
                     chunks.push(done);
                     all.extend(s);
                 });
@@ -502,13 +506,36 @@ mod tests {
             ..cfg.clone()
         };
         let mut own = Vec::new();
-        let stats3 = teacher_chunks(&start, &three, 30, 11, &mut |s, _| own.extend(s));
+        let stats3 = teacher_chunks(&start, &three, 0..three.games, 30, 11, &mut |s, _| {
+            own.extend(s)
+        });
         assert_eq!(stats3, stats);
         assert!(
             own.iter()
                 .zip(&one)
                 .all(|(a, b)| a.planes == b.planes && a.policy == b.policy && a.wdl == b.wdl)
                 && own.len() == one.len()
+        );
+        // Games 0..40 and then 40..70 (a warm start resumed): the same games, and the
+        // counts go on from where the first part stopped.
+        let (mut parts, mut done) = (Vec::new(), Vec::new());
+        let first = teacher_chunks(&start, &cfg, 0..40, 30, 11, &mut |s, d| {
+            parts.extend(s);
+            done.push(d);
+        });
+        let second = teacher_chunks(&start, &cfg, 40..70, 30, 11, &mut |s, d| {
+            parts.extend(s);
+            done.push(d);
+        });
+        assert_eq!(done, vec![32, 40, 64, 70]);
+        assert_eq!((first.games, second.games), (40, 30));
+        assert_eq!(first.turns + second.turns, stats.turns);
+        assert!(
+            parts.len() == one.len()
+                && parts
+                    .iter()
+                    .zip(&one)
+                    .all(|(a, b)| a.planes == b.planes && a.policy == b.policy && a.wdl == b.wdl)
         );
         // And the same as the whole at once.
         let (whole, _) = teacher_samples(&start, &cfg, 30, 11, &mut |_| {});

@@ -294,6 +294,12 @@ pub struct BootstrapConfig {
     /// and an engine on every core starved it there (experiments/gpu1). The games do
     /// not depend on it.
     pub threads: usize,
+    /// With `overlap`: every this many seconds the warm start brings the trainer level
+    /// with the games so far and saves checkpoint 0 with their count, so that a run
+    /// stopped during its warm start resumes from there instead of from nothing (0: only
+    /// at the end). Raising `games` on a run still at its warm start's checkpoint (a
+    /// finished one included) continues it with the next games.
+    pub checkpoint_seconds: u64,
 }
 
 impl Default for BootstrapConfig {
@@ -309,6 +315,7 @@ impl Default for BootstrapConfig {
             sibling_values: 0,
             overlap: true,
             threads: 0,
+            checkpoint_seconds: 1800,
         }
     }
 }
@@ -341,12 +348,17 @@ impl Default for DistributedConfig {
 }
 
 impl TrainConfig {
-    /// Whether `other` trains the same thing: everything but the `[run]` limits and the
-    /// `[distributed]` plumbing is equal.
+    /// Whether `other` trains the same thing: everything but the `[run]` limits, the
+    /// `[distributed]` plumbing, `bootstrap.games` and `bootstrap.checkpoint_seconds` is
+    /// equal.
     pub fn same_training(&self, other: &TrainConfig) -> bool {
         let mut o = other.clone();
         o.run = self.run.clone();
         o.distributed = self.distributed.clone();
+        // How many teacher games the warm start plays may grow (it continues a run still
+        // at generation 0; later it changes nothing), and how often it saves.
+        o.bootstrap.games = self.bootstrap.games;
+        o.bootstrap.checkpoint_seconds = self.bootstrap.checkpoint_seconds;
         o == *self
     }
 }

@@ -34,6 +34,10 @@ pub struct RunState {
     /// generation trains on them while it plays).
     #[serde(default)]
     pub untrained_samples: u64,
+    /// Teacher games the warm start has learned from, in a checkpoint of generation 0
+    /// saved by it; `None` before this was kept (such a warm start is complete).
+    #[serde(default)]
+    pub bootstrap_games: Option<u64>,
 }
 
 /// Where a run lives and what it runs on.
@@ -446,16 +450,32 @@ pub fn train(opts: &RunOptions, progress: &mut dyn Progress) -> Result<Summary, 
         Box::new(TensorboardSink::open(&exp_dir.join("tb"))),
     ]);
     let session = std::time::Instant::now();
-    if last_checkpoint.is_none() && cfg.bootstrap.games > 0 {
+    // A new run's warm start, or the rest of one that was stopped (or is asked for more
+    // games) while the run was still at its checkpoint 0.
+    let warm_from = match (&last_checkpoint, learner.state.bootstrap_games) {
+        (None, _) => Some(0),
+        (Some(_), Some(n)) if learner.state.generation == 0 => Some(n as usize),
+        _ => None,
+    }
+    .filter(|&n| n < cfg.bootstrap.games);
+    if let Some(first) = warm_from {
+        if first > 0 {
+            progress.message(&format!(
+                "continuing the warm start: games {first} to {} of ab:depth={}",
+                cfg.bootstrap.games, cfg.bootstrap.depth
+            ));
+        }
+        let seconds_before = learner.state.seconds;
         let dir = bootstrap(
             cfg,
             &mut learner,
             &opts.run,
             &ckpt_dir,
             generation_seed(cfg, 0),
+            first,
             progress,
         )?;
-        learner.state.seconds = session.elapsed().as_secs_f64();
+        learner.state.seconds = seconds_before + session.elapsed().as_secs_f64();
         last_checkpoint = Some(dir);
     }
     if cfg.train.teacher_share > 0.0 {
@@ -610,70 +630,139 @@ pub fn train(opts: &RunOptions, progress: &mut dyn Progress) -> Result<Summary, 
     })
 }
 
-/// The warm start of a new run (`[bootstrap]`): the engine's games, passes over their
-/// samples (while the games are played, with `overlap`), the newest of them into the
-/// window, and checkpoint 0 (so that a resumed run does not do it again). Returns the
-/// checkpoint's folder.
+/// The warm start of a new run (`[bootstrap]`): the engine's games `first..games`,
+/// passes over their samples (while the games are played, with `overlap`), the newest of
+/// them into the window, and checkpoint 0 (so that a resumed run does not do it again;
+/// with `checkpoint_seconds`, also now and then on the way, with the games so far, so
+/// that a stopped warm start resumes at the last of them). Returns the checkpoint's
+/// folder.
 fn bootstrap(
     cfg: &TrainConfig,
     learner: &mut Learner,
     run: &str,
     ckpt_dir: &Path,
     seed: u64,
+    first: usize,
     progress: &mut dyn Progress,
 ) -> Result<PathBuf, TrainError> {
     let b = &cfg.bootstrap;
     let start = Position::start(cfg.variant(), cfg.rule_options());
     let max_turns = cfg.selfplay.max_decisions;
+    let dir = ckpt_dir.join("00000");
     let mut warm = WarmTrainer {
         cfg,
-        trainer: &mut learner.trainer,
-        rng: SmallRng::seed_from_u64(seed ^ 0xB007),
-        // The run's clock starts here: with `lr_decay_seconds` the rate decays through
-        // the warm start's steps too.
+        rng: SmallRng::seed_from_u64(seed ^ 0xB007 ^ (first as u64).wrapping_mul(0x9E37_79B9)),
+        // The run's clock starts here (or goes on from the seconds a resumed warm start
+        // had spent): with `lr_decay_seconds` the rate decays through its steps too.
         clock: std::time::Instant::now(),
+        seconds_before: learner.state.seconds,
         done: 0,
         losses: Vec::new(),
     };
+    let samples_before = learner.state.samples;
+    // Checkpoint 0 with the games `games` so far and the samples of this session (`all`).
+    let save = |learner: &mut Learner, all: &Replay, games: usize, seconds: f64| {
+        let state = &mut learner.state;
+        state.samples = samples_before + all.len() as u64;
+        state.steps = learner.trainer.step;
+        state.seconds = seconds;
+        state.bootstrap_games = Some(games as u64);
+        learner.save(&dir, &learner.meta(cfg, 0, run), &[])
+    };
     let mut all = Replay::new(usize::MAX);
-    progress.selfplay_started(0, b.games);
+    progress.selfplay_started(0, b.games - first);
     let (stats, play_secs) = if b.overlap {
         // The engine on every core (a pool of its own: `teacher_chunks`) and the trainer
         // on this thread beside it: the trainer needs a fraction of a core (a third in
         // tsivy3's warm start), so a core of its own would idle the rest of the time.
         let (tx, rx) = std::sync::mpsc::channel::<(Vec<Sample>, usize)>();
         let (start, clock) = (&start, warm.clock);
-        std::thread::scope(|scope| {
+        let mut saved = std::time::Instant::now();
+        let result = std::thread::scope(|scope| {
             let teacher = scope.spawn(move || {
                 let mut send = |s: Vec<Sample>, games: usize| {
                     // The receiver lives until every chunk is in.
                     let _ = tx.send((s, games));
                 };
-                let stats = crate::bootstrap::teacher_chunks(start, b, max_turns, seed, &mut send);
+                let stats = crate::bootstrap::teacher_chunks(
+                    start,
+                    b,
+                    first..b.games,
+                    max_turns,
+                    seed,
+                    &mut send,
+                );
                 (stats, clock.elapsed().as_secs_f64())
             });
+            let mut failed = None;
             for (samples, games) in &rx {
-                progress.game_finished(games);
+                progress.game_finished(games - first);
                 all.extend(samples);
-                warm.train_to(&all, false, progress);
+                warm.train_to(&mut learner.trainer, &all, false, progress);
+                if b.checkpoint_seconds > 0
+                    && games < b.games
+                    && failed.is_none()
+                    && saved.elapsed().as_secs() >= b.checkpoint_seconds
+                {
+                    // Level with the games so far, so that the checkpoint owes nothing.
+                    warm.train_to(&mut learner.trainer, &all, true, progress);
+                    // The checkpoint's window: the run's (a resumed warm start's) and
+                    // then the newest of the games so far, as the final save will be.
+                    let w = cfg.train.replay_window;
+                    let mut window = Replay::new(w);
+                    window.extend(learner.replay.newest(w));
+                    window.extend(all.newest(w));
+                    let keep = std::mem::replace(&mut learner.replay, window);
+                    let r = save(learner, &all, games, warm.seconds());
+                    learner.replay = keep;
+                    match r {
+                        Ok(()) => progress.message(&format!(
+                            "bootstrap: checkpoint 0 saved with {games} of {} games ({:.0} s)",
+                            b.games,
+                            warm.clock.elapsed().as_secs_f64()
+                        )),
+                        // Reported after the games (the engine's thread cannot be stopped
+                        // early); nothing is lost that the final save would not write.
+                        Err(e) => failed = Some(e),
+                    }
+                    saved = std::time::Instant::now();
+                }
             }
-            teacher
+            let joined = teacher
                 .join()
-                .unwrap_or_else(|e| std::panic::resume_unwind(e))
-        })
+                .unwrap_or_else(|e| std::panic::resume_unwind(e));
+            match failed {
+                Some(e) => Err(e),
+                None => Ok(joined),
+            }
+        });
+        result?
     } else {
-        let (samples, stats) =
-            crate::bootstrap::teacher_samples(&start, b, max_turns, seed, &mut |n| {
-                progress.game_finished(n)
-            });
+        let mut samples = Vec::new();
+        let stats = crate::bootstrap::teacher_chunks(
+            &start,
+            b,
+            first..b.games,
+            max_turns,
+            seed,
+            &mut |s, n| {
+                samples.extend(s);
+                progress.game_finished(n - first);
+            },
+        );
         all.extend(samples);
         (stats, warm.clock.elapsed().as_secs_f64())
     };
     progress.selfplay_finished();
     progress.message(&format!(
-        "bootstrap: {} games of ab:depth={} ({} turns, up to {} random first, then {:.0}% random; White {}, Black {}, draws {}), {} samples in {:.0} s",
+        "bootstrap: {} games of ab:depth={}{} ({} turns, up to {} random first, then {:.0}% random; White {}, Black {}, draws {}), {} samples in {:.0} s",
         stats.games,
         b.depth,
+        if first > 0 {
+            format!(" (games {first} to {})", b.games)
+        } else {
+            String::new()
+        },
         stats.turns,
         b.opening_turns,
         100.0 * b.explore,
@@ -683,23 +772,24 @@ fn bootstrap(
         all.len(),
         play_secs
     ));
-    warm.train_to(&all, true, progress);
+    warm.train_to(&mut learner.trainer, &all, true, progress);
     let steps = warm.done;
     progress.message(&format!(
         "bootstrap: {steps} steps, done in {:.0} s",
         warm.clock.elapsed().as_secs_f64()
     ));
-    let n = all.len();
     if cfg.train.teacher_share > 0.0 {
         learner.teacher.extend(all.newest(cfg.train.teacher_window));
         let path = ckpt_dir.join(TEACHER_FILE);
         records::write_samples(&path, cfg.variant(), learner.teacher.samples.iter())?;
     }
+    let seconds = warm.seconds();
+    let n = all.len() as u64;
     learner.replay.extend(all.samples);
-    let state = &mut learner.state;
-    state.samples += n as u64;
-    state.steps = learner.trainer.step;
-    let dir = ckpt_dir.join("00000");
+    learner.state.samples = samples_before + n;
+    learner.state.steps = learner.trainer.step;
+    learner.state.seconds = seconds;
+    learner.state.bootstrap_games = Some(b.games as u64);
     learner.save(&dir, &learner.meta(cfg, 0, run), &[])?;
     Ok(dir)
 }
@@ -758,9 +848,10 @@ fn teacher_window(
 /// The warm start's optimizer: `epochs` passes over the samples it has been given.
 struct WarmTrainer<'a> {
     cfg: &'a TrainConfig,
-    trainer: &'a mut Trainer,
     rng: SmallRng,
     clock: std::time::Instant,
+    /// The run's seconds before this session's part of the warm start.
+    seconds_before: f64,
     /// Steps taken.
     done: usize,
     /// Losses since the last progress line.
@@ -768,10 +859,21 @@ struct WarmTrainer<'a> {
 }
 
 impl WarmTrainer<'_> {
-    /// Steps up to `epochs` passes over `all` (rounded down until the `last` call, so
-    /// that the total is `ceil(epochs * samples / batch_size)` however the samples came),
-    /// with a progress line and a new learning rate every 500 steps.
-    fn train_to(&mut self, all: &Replay, last: bool, progress: &mut dyn Progress) {
+    /// The run's seconds: those before and this session's.
+    fn seconds(&self) -> f64 {
+        self.seconds_before + self.clock.elapsed().as_secs_f64()
+    }
+
+    /// Steps `trainer` up to `epochs` passes over `all` (rounded down until a `last` call,
+    /// so that the total is `ceil(epochs * samples / batch_size)` however the samples
+    /// came), with a progress line and a new learning rate every 500 steps.
+    fn train_to(
+        &mut self,
+        trainer: &mut Trainer,
+        all: &Replay,
+        last: bool,
+        progress: &mut dyn Progress,
+    ) {
         let batch = self.cfg.train.batch_size;
         if all.len() < batch {
             return;
@@ -780,17 +882,10 @@ impl WarmTrainer<'_> {
         let target = if last { passes.ceil() } else { passes.floor() } as usize;
         while self.done < target {
             let k = (target - self.done).min(500 - self.done % 500);
-            let lr = self.cfg.lr_at(0, self.clock.elapsed().as_secs_f64());
+            let lr = self.cfg.lr_at(0, self.seconds());
             let cfg = self.cfg;
-            self.losses.extend(train_steps(
-                self.trainer,
-                all,
-                None,
-                cfg,
-                k,
-                lr,
-                &mut self.rng,
-            ));
+            self.losses
+                .extend(train_steps(trainer, all, None, cfg, k, lr, &mut self.rng));
             self.done += k;
             if self.done.is_multiple_of(500) || (last && self.done == target) {
                 let o = ownership_loss(&self.losses);

@@ -106,6 +106,55 @@ fn a_bootstrapped_run_learns_from_the_engine_first_and_only_once() {
 }
 
 #[test]
+fn a_run_still_at_its_warm_start_continues_it_with_more_games() {
+    let root = tmp("more");
+    let mut cfg = tiny_warm("dimy", 1);
+    cfg.bootstrap.games = 32;
+    train(&options(cfg.clone(), &root, "m"), &mut Quiet).unwrap();
+    let ck = root.join("checkpoints/m");
+    let first = state(&ck.join("00000"));
+    assert_eq!(first.bootstrap_games, Some(32));
+    // As if the run had stopped after its warm start (`run.max_seconds`, or the machine).
+    std::fs::remove_dir_all(ck.join("00001")).unwrap();
+    // Asking for more games (a change the run accepts) plays games 32 to 40 on the same
+    // network, then goes on with self-play.
+    cfg.bootstrap.games = 40;
+    let mut log = Log::default();
+    let s = train(&options(cfg.clone(), &root, "m"), &mut log).unwrap();
+    for line in [
+        "continuing the warm start: games 32 to 40",
+        "bootstrap: 8 games of ab:depth=1 (games 32 to 40)",
+    ] {
+        assert!(
+            log.0.iter().any(|m| m.starts_with(line)),
+            "{line}: {:?}",
+            log.0
+        );
+    }
+    let zero = state(&ck.join("00000"));
+    assert_eq!(zero.bootstrap_games, Some(40));
+    assert_eq!(zero.generation, 0);
+    assert!(
+        zero.samples > first.samples && zero.steps > first.steps,
+        "{zero:?}"
+    );
+    assert!(zero.seconds >= first.seconds);
+    assert_eq!(s.state.generation, 1);
+    // Done: resuming again does not go back to the engine.
+    cfg.run.generations = 2;
+    let mut log = Log::default();
+    train(&options(cfg, &root, "m"), &mut log).unwrap();
+    assert!(
+        !log.0
+            .iter()
+            .any(|m| m.starts_with("bootstrap") || m.starts_with("continuing")),
+        "{:?}",
+        log.0
+    );
+    std::fs::remove_dir_all(&root).ok();
+}
+
+#[test]
 fn the_warm_start_trains_as_the_games_arrive_and_takes_the_steps_it_owes() {
     let root = tmp("warm");
     let zero = |overlap: bool| {
