@@ -660,10 +660,10 @@ fn bootstrap(
         losses: Vec::new(),
     };
     let samples_before = learner.state.samples;
-    // Checkpoint 0 with the games `games` so far and the samples of this session (`all`).
-    let save = |learner: &mut Learner, all: &Replay, games: usize, seconds: f64| {
+    // Checkpoint 0 with the first `games` games, `samples` of them from this session.
+    let save = |learner: &mut Learner, samples: usize, games: usize, seconds: f64| {
         let state = &mut learner.state;
-        state.samples = samples_before + all.len() as u64;
+        state.samples = samples_before + samples as u64;
         state.steps = learner.trainer.step;
         state.seconds = seconds;
         state.bootstrap_games = Some(games as u64);
@@ -713,7 +713,7 @@ fn bootstrap(
                     window.extend(learner.replay.newest(w));
                     window.extend(all.newest(w));
                     let keep = std::mem::replace(&mut learner.replay, window);
-                    let r = save(learner, &all, games, warm.seconds());
+                    let r = save(learner, all.len(), games, warm.seconds());
                     learner.replay = keep;
                     match r {
                         Ok(()) => progress.message(&format!(
@@ -783,14 +783,9 @@ fn bootstrap(
         let path = ckpt_dir.join(TEACHER_FILE);
         records::write_samples(&path, cfg.variant(), learner.teacher.samples.iter())?;
     }
-    let seconds = warm.seconds();
-    let n = all.len() as u64;
+    let (seconds, n) = (warm.seconds(), all.len());
     learner.replay.extend(all.samples);
-    learner.state.samples = samples_before + n;
-    learner.state.steps = learner.trainer.step;
-    learner.state.seconds = seconds;
-    learner.state.bootstrap_games = Some(b.games as u64);
-    learner.save(&dir, &learner.meta(cfg, 0, run), &[])?;
+    save(learner, n, b.games, seconds)?;
     Ok(dir)
 }
 
