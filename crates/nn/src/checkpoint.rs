@@ -177,11 +177,7 @@ pub fn save_with(
     meta: &CheckpointMeta,
     extra: &[(&str, &[u8])],
 ) -> Result<(), CheckpointError> {
-    let tmp = dir.with_file_name(format!(
-        "{}.tmp",
-        dir.file_name()
-            .map_or("checkpoint".into(), |n| n.to_string_lossy().into_owned())
-    ));
+    let tmp = sibling(dir, "tmp");
     if tmp.exists() {
         std::fs::remove_dir_all(&tmp).map_err(io(&tmp))?;
     }
@@ -208,17 +204,71 @@ pub fn save_with(
     let text = serde_json::to_string_pretty(meta).expect("metadata serialises");
     std::fs::write(&m, text).map_err(io(&m))?;
     if dir.exists() {
-        let old = dir.with_file_name(format!(
-            "{}.old",
-            dir.file_name().unwrap_or_default().to_string_lossy()
-        ));
+        // A kill between these two renames leaves `<dir>.old` and a complete `<dir>.tmp`:
+        // [`recover`] finishes such a save, and [`resolve`] reads `<dir>.old` meanwhile.
+        let old = sibling(dir, "old");
+        if old.exists() {
+            std::fs::remove_dir_all(&old).map_err(io(&old))?;
+        }
         std::fs::rename(dir, &old).map_err(io(dir))?;
         std::fs::rename(&tmp, dir).map_err(io(dir))?;
         std::fs::remove_dir_all(&old).map_err(io(&old))?;
     } else {
         std::fs::rename(&tmp, dir).map_err(io(dir))?;
+        let old = sibling(dir, "old");
+        if old.exists() {
+            // Left by an earlier save stopped between its renames, now superseded.
+            std::fs::remove_dir_all(&old).map_err(io(&old))?;
+        }
     }
     Ok(())
+}
+
+/// `<dir>.<suffix>` beside `dir`: where [`save_with`] writes (`tmp`) and what it replaces (`old`).
+fn sibling(dir: &Path, suffix: &str) -> PathBuf {
+    dir.with_file_name(format!(
+        "{}.{suffix}",
+        dir.file_name()
+            .map_or("checkpoint".into(), |n| n.to_string_lossy().into_owned())
+    ))
+}
+
+/// Finishes the saves in run folder `run` that were stopped between [`save_with`]'s two
+/// renames (the old folder moved aside as `<name>.old`, the new one not yet in place):
+/// a complete `<name>.tmp` (its `meta.json`, written last, present) takes the name, else
+/// `<name>.old` gets it back. Returns the checkpoint folders put back. Only the run's
+/// writer may call it (a reader racing a save would undo it): [`resolve`] reads around an
+/// unfinished save without changing anything.
+///
+/// # Errors
+/// A folder that cannot be renamed or removed.
+pub fn recover(run: &Path) -> Result<Vec<PathBuf>, CheckpointError> {
+    let mut restored = Vec::new();
+    let Ok(entries) = std::fs::read_dir(run) else {
+        return Ok(restored);
+    };
+    for e in entries.flatten() {
+        let name = e.file_name().to_string_lossy().into_owned();
+        let Some(stem) = name.strip_suffix(".old") else {
+            continue;
+        };
+        let dir = run.join(stem);
+        let old = e.path();
+        if dir.exists() {
+            // Stopped after the second rename: only the clean-up is left.
+            std::fs::remove_dir_all(&old).map_err(io(&old))?;
+            continue;
+        }
+        let tmp = sibling(&dir, "tmp");
+        if tmp.join("meta.json").is_file() {
+            std::fs::rename(&tmp, &dir).map_err(io(&tmp))?;
+            std::fs::remove_dir_all(&old).map_err(io(&old))?;
+        } else {
+            std::fs::rename(&old, &dir).map_err(io(&old))?;
+        }
+        restored.push(dir);
+    }
+    Ok(restored)
 }
 
 /// Reads `meta.json` of a checkpoint folder.
@@ -260,7 +310,14 @@ pub fn resolve(path: &Path) -> Result<PathBuf, CheckpointError> {
     for e in entries.flatten() {
         let p = e.path();
         let name = e.file_name().to_string_lossy().into_owned();
-        if name.ends_with(".tmp") || name.ends_with(".old") || !p.join("meta.json").is_file() {
+        if name.ends_with(".tmp") || !p.join("meta.json").is_file() {
+            continue;
+        }
+        // `<name>.old` stands in for `<name>` while a save replaces it (see [`recover`]).
+        if name
+            .strip_suffix(".old")
+            .is_some_and(|stem| path.join(stem).exists())
+        {
             continue;
         }
         let generation = read_meta(&p).map(|m| m.generation).unwrap_or(0);

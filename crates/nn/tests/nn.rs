@@ -59,6 +59,58 @@ fn evaluator_gives_legal_priors_and_wdl() {
     assert_eq!((e.calls, e.positions), (1, 2));
 }
 
+/// A stop between `save_with`'s two renames loses nothing: readers find the moved-aside
+/// folder, and the writer's `recover` finishes the save (or undoes it when the new folder
+/// was incomplete).
+#[test]
+fn a_save_stopped_between_its_renames_is_recovered() {
+    let device = Device::flex();
+    let cfg = small(Variant::Dimy);
+    let net = cfg.init(&device);
+    let run = tmpdir("interrupted");
+    let gen_of = |p: &std::path::Path| checkpoint::read_meta(p).unwrap().generation;
+    // Generation 1 was in place; the save of generation 2 into the same folder wrote its
+    // `.tmp` and moved the old folder aside, then stopped.
+    checkpoint::save(
+        &run.join("00000"),
+        &net,
+        None,
+        &meta(Variant::Dimy, &cfg, 1),
+    )
+    .unwrap();
+    checkpoint::save(&run.join("x"), &net, None, &meta(Variant::Dimy, &cfg, 2)).unwrap();
+    std::fs::rename(run.join("00000"), run.join("00000.old")).unwrap();
+    std::fs::rename(run.join("x"), run.join("00000.tmp")).unwrap();
+    let found = checkpoint::resolve(&run).unwrap();
+    assert!(found.ends_with("00000.old"), "{}", found.display());
+    assert_eq!(gen_of(&found), 1);
+    assert_eq!(checkpoint::recover(&run).unwrap(), vec![run.join("00000")]);
+    assert_eq!(gen_of(&checkpoint::resolve(&run).unwrap()), 2);
+    assert!(!run.join("00000.old").exists() && !run.join("00000.tmp").exists());
+    // Stopped before `meta.json` of the new folder was written: the old one comes back.
+    std::fs::rename(run.join("00000"), run.join("00000.old")).unwrap();
+    std::fs::create_dir(run.join("00000.tmp")).unwrap();
+    std::fs::write(run.join("00000.tmp").join("model.bpk"), b"half").unwrap();
+    assert_eq!(checkpoint::recover(&run).unwrap(), vec![run.join("00000")]);
+    assert_eq!(gen_of(&checkpoint::resolve(&run).unwrap()), 2);
+    // Stopped after the second rename: only the clean-up is left, nothing to restore.
+    checkpoint::save(&run.join("y"), &net, None, &meta(Variant::Dimy, &cfg, 3)).unwrap();
+    std::fs::rename(run.join("y"), run.join("00000.old")).unwrap();
+    assert_eq!(gen_of(&checkpoint::resolve(&run).unwrap()), 2);
+    assert!(checkpoint::recover(&run).unwrap().is_empty());
+    assert!(!run.join("00000.old").exists());
+    // A later save over the folder goes through.
+    checkpoint::save(
+        &run.join("00000"),
+        &net,
+        None,
+        &meta(Variant::Dimy, &cfg, 4),
+    )
+    .unwrap();
+    assert_eq!(gen_of(&checkpoint::resolve(&run).unwrap()), 4);
+    std::fs::remove_dir_all(&run).ok();
+}
+
 #[test]
 fn checkpoints_round_trip_and_refuse_bad_input() {
     let device = Device::flex();

@@ -420,6 +420,12 @@ pub fn train(opts: &RunOptions, progress: &mut dyn Progress) -> Result<Summary, 
 
     let mut learner = Learner::new(cfg, &opts.device);
     let mut last_checkpoint = None;
+    for dir in checkpoint::recover(&ckpt_dir)? {
+        progress.message(&format!(
+            "finished the save of {} that a stop interrupted",
+            dir.display()
+        ));
+    }
     if let Ok(dir) = checkpoint::resolve(&ckpt_dir) {
         let (l, meta) = Learner::resume(&dir, cfg, &opts.device, &mut |m| progress.message(m))?;
         learner = l;
