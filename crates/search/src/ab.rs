@@ -374,36 +374,33 @@ impl AlphaBeta {
         }
         let mut list = std::mem::take(&mut self.lists[ply]);
         pos.turns_into(&mut list, TurnMode::Distinct);
-        let result = {
-            alpha = alpha.max(stand);
-            let mut best = stand;
-            let mut order = std::mem::take(&mut self.order[ply]);
-            order.clear();
-            order.extend(
-                list.iter()
-                    .enumerate()
-                    .map(|(i, t)| (t.captured().count() as i32 * 64 + t.len() as i32, i as u16)),
-            );
-            for i in 0..order.len() {
-                pick_next(&mut order, i);
-                let mut child = *pos;
-                child.play_unchecked(&list[order[i].1 as usize]);
-                let s = -self.qsearch(&child, ply + 1, -beta, -alpha, qdepth - 1);
-                if s > best {
-                    best = s;
-                    if s > alpha {
-                        alpha = s;
-                        if s >= beta {
-                            break;
-                        }
+        alpha = alpha.max(stand);
+        let mut best = stand;
+        let mut order = std::mem::take(&mut self.order[ply]);
+        order.clear();
+        order.extend(
+            list.iter()
+                .enumerate()
+                .map(|(i, t)| (t.captured().count() as i32 * 64 + t.len() as i32, i as u16)),
+        );
+        for i in 0..order.len() {
+            pick_next(&mut order, i);
+            let mut child = *pos;
+            child.play_unchecked(&list[order[i].1 as usize]);
+            let s = -self.qsearch(&child, ply + 1, -beta, -alpha, qdepth - 1);
+            if s > best {
+                best = s;
+                if s > alpha {
+                    alpha = s;
+                    if s >= beta {
+                        break;
                     }
                 }
             }
-            self.order[ply] = order;
-            best
-        };
+        }
+        self.order[ply] = order;
         self.lists[ply] = list;
-        result
+        best
     }
 }
 
