@@ -300,13 +300,6 @@ pub struct BootstrapConfig {
     /// at the end). Raising `games` on a run still at its warm start's checkpoint (a
     /// finished one included) continues it with the next games.
     pub checkpoint_seconds: u64,
-    /// How the trainer draws from the engine's samples. 0: uniformly from every sample so
-    /// far, so that with `overlap` the first games of a warm start are drawn most (with 3
-    /// passes the first tenth of the samples about 7 times each, the last quarter less
-    /// than once). Above 0: every sample is drawn `epochs` times exactly (a fractional
-    /// part as a chance of one more), each batch from the samples with draws left, which
-    /// the trainer lets grow to this many before it draws while games are still coming.
-    pub pool: usize,
 }
 
 impl Default for BootstrapConfig {
@@ -323,7 +316,6 @@ impl Default for BootstrapConfig {
             overlap: true,
             threads: 0,
             checkpoint_seconds: 1800,
-            pool: 0,
         }
     }
 }

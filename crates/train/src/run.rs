@@ -199,31 +199,6 @@ pub fn mixed_batch(
         .filter(|(w, _)| !w.is_empty())
         .map(|&(_, k)| k)
         .sum();
-    let mut picks = parts
-        .iter()
-        .filter(|(w, _)| !w.is_empty())
-        .flat_map(|&(w, k)| std::iter::repeat_n(w, k));
-    batch_from(
-        variant,
-        n,
-        |rng| {
-            let w = picks.next().expect("n picks");
-            &w.samples[rng.random_range(0..w.samples.len())]
-        },
-        augment,
-        rng,
-    )
-}
-
-/// A batch of `n` samples, the `i`-th the `i`-th that `pick` returns (given `rng`, which
-/// then draws its symmetry when `augment`).
-fn batch_from<'a>(
-    variant: Variant,
-    n: usize,
-    mut pick: impl FnMut(&mut SmallRng) -> &'a Sample,
-    augment: bool,
-    rng: &mut SmallRng,
-) -> Batch {
     let syms = symmetries(variant);
     let actions = fanorona_rules::num_actions(variant);
     let per = num_planes(variant) * variant.points();
@@ -237,8 +212,12 @@ fn batch_from<'a>(
         n,
     };
     let mut scratch = vec![0.0; per];
-    for i in 0..n {
-        let s = pick(rng);
+    let picks = parts
+        .iter()
+        .filter(|(w, _)| !w.is_empty())
+        .flat_map(|&(w, k)| std::iter::repeat_n(w, k));
+    for (i, w) in picks.enumerate() {
+        let s = &w.samples[rng.random_range(0..w.samples.len())];
         let sym = &syms[if augment {
             rng.random_range(0..syms.len())
         } else {
@@ -685,7 +664,6 @@ fn bootstrap(
         seconds_before: learner.state.seconds,
         done: 0,
         losses: Vec::new(),
-        passes: (b.pool > 0).then(PassSampler::default),
     };
     let samples_before = learner.state.samples;
     // Checkpoint 0 with the first `games` games, `samples` of them from this session.
@@ -879,66 +857,6 @@ struct WarmTrainer<'a> {
     done: usize,
     /// Losses since the last progress line.
     losses: Vec<Losses>,
-    /// With `bootstrap.pool`: the draws each sample has left.
-    passes: Option<PassSampler>,
-}
-
-/// Draws every sample of a growing list a fixed number of times: each batch takes
-/// distinct samples at random from those with draws left (the pool).
-#[derive(Debug, Default)]
-pub(crate) struct PassSampler {
-    /// Draws left of each sample registered so far.
-    left: Vec<u8>,
-    /// The indices of the samples with draws left, in no order.
-    pool: Vec<u32>,
-}
-
-impl PassSampler {
-    /// Registers samples `self.registered()..upto`, each with `passes` draws (the
-    /// fractional part as the chance of one more).
-    pub(crate) fn register(&mut self, upto: usize, passes: f32, rng: &mut SmallRng) {
-        let whole = passes.floor();
-        let frac = f64::from(passes - whole);
-        for i in self.left.len()..upto {
-            let n = whole as u8 + u8::from(frac > 0.0 && rng.random_bool(frac));
-            self.left.push(n);
-            if n > 0 {
-                self.pool.push(i as u32);
-            }
-        }
-    }
-
-    /// How many samples have been registered.
-    #[cfg(test)]
-    pub(crate) fn registered(&self) -> usize {
-        self.left.len()
-    }
-
-    /// How many samples have draws left.
-    pub(crate) fn pool(&self) -> usize {
-        self.pool.len()
-    }
-
-    /// Up to `n` distinct samples of the pool at random, each with one draw fewer.
-    pub(crate) fn draw(&mut self, n: usize, rng: &mut SmallRng) -> Vec<u32> {
-        let n = n.min(self.pool.len());
-        // A partial Fisher-Yates shuffle puts the draw at the front ...
-        for j in 0..n {
-            let r = rng.random_range(j..self.pool.len());
-            self.pool.swap(j, r);
-        }
-        let picked = self.pool[..n].to_vec();
-        // ... and the samples with no draws left leave from the back of it, so that each
-        // `swap_remove` brings in an element already dealt with or one not drawn.
-        for j in (0..n).rev() {
-            let i = self.pool[j] as usize;
-            self.left[i] -= 1;
-            if self.left[i] == 0 {
-                self.pool.swap_remove(j);
-            }
-        }
-        picked
-    }
 }
 
 impl WarmTrainer<'_> {
@@ -947,12 +865,9 @@ impl WarmTrainer<'_> {
         self.seconds_before + self.clock.elapsed().as_secs_f64()
     }
 
-    /// Steps `trainer` towards `epochs` passes over `all`, with a progress line and a new
-    /// learning rate every 500 steps. With `bootstrap.pool` 0: up to
-    /// `epochs * samples / batch_size` steps (rounded down until a `last` call, so that
-    /// the total is the same however the samples came), each batch drawn uniformly from
-    /// `all`. Otherwise each sample is drawn `epochs` times: batches are drawn while the
-    /// pool holds `pool` samples (until it is empty on a `last` call).
+    /// Steps `trainer` up to `epochs` passes over `all` (rounded down until a `last` call,
+    /// so that the total is `ceil(epochs * samples / batch_size)` however the samples
+    /// came), with a progress line and a new learning rate every 500 steps.
     fn train_to(
         &mut self,
         trainer: &mut Trainer,
@@ -960,52 +875,20 @@ impl WarmTrainer<'_> {
         last: bool,
         progress: &mut dyn Progress,
     ) {
-        let cfg = self.cfg;
-        let (batch, variant, augment) = (cfg.train.batch_size, cfg.variant(), cfg.train.augment);
+        let batch = self.cfg.train.batch_size;
         if all.len() < batch {
             return;
         }
-        let passes = cfg.bootstrap.epochs as f64 * all.len() as f64 / batch as f64;
+        let passes = self.cfg.bootstrap.epochs as f64 * all.len() as f64 / batch as f64;
         let target = if last { passes.ceil() } else { passes.floor() } as usize;
-        if let Some(s) = &mut self.passes {
-            s.register(all.len(), cfg.bootstrap.epochs, &mut self.rng);
-        }
-        let least = if last {
-            1
-        } else {
-            cfg.bootstrap.pool.max(batch)
-        };
-        let mut lr = cfg.lr_at(0, self.seconds());
-        let mut stepped = false;
-        loop {
-            let b = match &mut self.passes {
-                None if self.done < target => {
-                    mixed_batch(variant, &[(all, batch)], augment, &mut self.rng)
-                }
-                Some(s) if s.pool() >= least => {
-                    let picked = s.draw(batch, &mut self.rng);
-                    let mut picked = picked.into_iter();
-                    batch_from(
-                        variant,
-                        picked.len(),
-                        |_| &all.samples[picked.next().expect("drawn") as usize],
-                        augment,
-                        &mut self.rng,
-                    )
-                }
-                _ => break,
-            };
-            if stepped && self.done.is_multiple_of(500) {
-                lr = cfg.lr_at(0, self.seconds());
-            }
-            stepped = true;
-            self.losses.push(trainer.step(&b, lr));
-            self.done += 1;
-            let finished = match &self.passes {
-                None => self.done == target,
-                Some(s) => s.pool() < least,
-            };
-            if self.done.is_multiple_of(500) || (last && finished) {
+        while self.done < target {
+            let k = (target - self.done).min(500 - self.done % 500);
+            let lr = self.cfg.lr_at(0, self.seconds());
+            let cfg = self.cfg;
+            self.losses
+                .extend(train_steps(trainer, all, None, cfg, k, lr, &mut self.rng));
+            self.done += k;
+            if self.done.is_multiple_of(500) || (last && self.done == target) {
                 let o = ownership_loss(&self.losses);
                 progress.message(&format!(
                     "bootstrap: step {}, {} samples, loss p {:.3} v {:.3}{}, lr {lr:.5} ({:.0} s)",
@@ -1349,44 +1232,6 @@ fn _assert_encode<G: Encode>() {}
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    /// Samples arriving in chunks are each drawn exactly the whole number of passes (and
-    /// a fractional pass as a chance of one more), never twice in one batch.
-    #[test]
-    fn the_pass_sampler_draws_every_sample_its_passes() {
-        for (passes, least) in [(3.0f32, 200usize), (2.5, 64), (1.0, 1)] {
-            let mut rng = SmallRng::seed_from_u64(7);
-            let mut s = PassSampler::default();
-            let mut drawn = vec![0u32; 5000];
-            let mut batches = 0;
-            for upto in (100..=5000).step_by(100) {
-                s.register(upto, passes, &mut rng);
-                assert_eq!(s.registered(), upto);
-                let last = upto == 5000;
-                while s.pool() >= if last { 1 } else { least } {
-                    let b = s.draw(64, &mut rng);
-                    let mut seen = b.clone();
-                    seen.sort_unstable();
-                    seen.dedup();
-                    assert_eq!(seen.len(), b.len(), "a sample twice in one batch");
-                    assert!(b.iter().all(|&i| (i as usize) < upto));
-                    for i in b {
-                        drawn[i as usize] += 1;
-                    }
-                    batches += 1;
-                }
-            }
-            assert_eq!(s.pool(), 0);
-            let (lo, hi) = (passes.floor() as u32, passes.ceil() as u32);
-            assert!(drawn.iter().all(|&d| d == lo || d == hi), "{passes}");
-            let mean = drawn.iter().sum::<u32>() as f32 / drawn.len() as f32;
-            assert!((mean - passes).abs() < 0.05, "{passes}: {mean}");
-            let draws = drawn.iter().sum::<u32>() as usize;
-            assert!(
-                batches >= draws.div_ceil(64) && batches <= draws.div_ceil(64) + hi as usize + 50
-            );
-        }
-    }
 
     /// A window of `n` dimy samples whose value target is `wdl`.
     fn window(n: usize, wdl: [f32; 3]) -> Replay {
