@@ -203,23 +203,19 @@ pub fn save_with(
     let m = tmp.join("meta.json");
     let text = serde_json::to_string_pretty(meta).expect("metadata serialises");
     std::fs::write(&m, text).map_err(io(&m))?;
+    // A kill between the two renames leaves `<dir>.old` and a complete `<dir>.tmp`:
+    // [`recover`] finishes such a save, and [`resolve`] reads `<dir>.old` meanwhile.
+    let old = sibling(dir, "old");
     if dir.exists() {
-        // A kill between these two renames leaves `<dir>.old` and a complete `<dir>.tmp`:
-        // [`recover`] finishes such a save, and [`resolve`] reads `<dir>.old` meanwhile.
-        let old = sibling(dir, "old");
         if old.exists() {
             std::fs::remove_dir_all(&old).map_err(io(&old))?;
         }
         std::fs::rename(dir, &old).map_err(io(dir))?;
-        std::fs::rename(&tmp, dir).map_err(io(dir))?;
+    }
+    std::fs::rename(&tmp, dir).map_err(io(dir))?;
+    // The folder replaced, or one left by an earlier save stopped between its renames.
+    if old.exists() {
         std::fs::remove_dir_all(&old).map_err(io(&old))?;
-    } else {
-        std::fs::rename(&tmp, dir).map_err(io(dir))?;
-        let old = sibling(dir, "old");
-        if old.exists() {
-            // Left by an earlier save stopped between its renames, now superseded.
-            std::fs::remove_dir_all(&old).map_err(io(&old))?;
-        }
     }
     Ok(())
 }
