@@ -401,7 +401,7 @@ impl EngineSpec {
         };
         let device = device.clone();
         let net = match ckpt {
-            NetSource::Fresh => NetConfig::for_variant(variant).init(&device),
+            NetSource::Fresh => NetConfig::for_variant(variant).init_seeded(&device, *seed),
             NetSource::Dir(dir) => {
                 checkpoint::load(dir, &device, Some(variant), None)
                     .map_err(input_err)?

@@ -1,11 +1,13 @@
 //! The residual policy/value network.
 
+use burn::module::{ModuleVisitor, Param};
 use burn::nn::conv::{Conv2d, Conv2dConfig};
 use burn::nn::{BatchNorm, BatchNormConfig, Linear, LinearConfig, PaddingConfig2d};
 use burn::prelude::*;
 use burn::tensor::activation::relu;
 use fanorona_rules::{Variant, num_actions};
 use fanorona_sim::num_planes;
+use std::sync::{Mutex, PoisonError};
 
 /// The network's shape. The board and action sizes follow from the variant; the tower's
 /// size has defaults small enough to train on a 2-core CPU.
@@ -52,8 +54,35 @@ impl NetConfig {
         Variant::from_size(self.width, self.height)
     }
 
-    /// A freshly initialised network on `device`.
+    /// A freshly initialised network on `device`, its weights drawn from `seed`: the same
+    /// seed gives the same weights on the same backend.
+    pub fn init_seeded(&self, device: &Device, seed: u64) -> Net {
+        self.draw(device, Some(seed))
+    }
+
+    /// A freshly initialised network on `device`, its weights drawn from burn's generator
+    /// as it stands (see [`NetConfig::init_seeded`] for reproducible weights; loading a
+    /// checkpoint into it replaces them).
     pub fn init(&self, device: &Device) -> Net {
+        self.draw(device, None)
+    }
+
+    /// burn draws random tensors from one generator per backend (for the CPU, one for the
+    /// process) and creates parameters lazily, on first use. So every parameter is drawn
+    /// here, in the module's order, under a lock that keeps the initialisations of this
+    /// process from interleaving, after seeding the generator if asked.
+    fn draw(&self, device: &Device, seed: Option<u64>) -> Net {
+        static DRAWING: Mutex<()> = Mutex::new(());
+        let _one_at_a_time = DRAWING.lock().unwrap_or_else(PoisonError::into_inner);
+        if let Some(seed) = seed {
+            device.seed(seed);
+        }
+        let net = self.build(device);
+        net.visit(&mut Materialise);
+        net
+    }
+
+    fn build(&self, device: &Device) -> Net {
         let c = self.channels;
         let points = self.height * self.width;
         Net {
@@ -74,6 +103,15 @@ impl NetConfig {
                 .ownership
                 .then(|| Conv2dConfig::new([c, OWNERSHIP_CLASSES], [1, 1]).init(device)),
         }
+    }
+}
+
+/// Touches every float parameter, which draws a lazily initialised one.
+struct Materialise;
+
+impl ModuleVisitor for Materialise {
+    fn visit_float<const D: usize>(&mut self, param: &Param<Tensor<D>>) {
+        let _ = param.val();
     }
 }
 

@@ -456,3 +456,27 @@ fn release_networks_are_found_and_load() {
     assert!(matches!(e, CheckpointError::NoRelease { .. }));
     assert!(e.to_string().contains("checkpoints/release/telo"), "{e}");
 }
+
+/// The same seed draws the same network, another seed another one, whatever other tests
+/// of this binary draw meanwhile.
+#[test]
+fn a_seeded_network_is_reproducible() {
+    let device = Device::flex();
+    let cfg = small(Variant::Dimy);
+    let p = Position::start(Variant::Dimy, RuleOptions::default());
+    let mut legal = Vec::new();
+    p.legal_actions(&mut legal);
+    let outputs = |net: fanorona_nn::Net| {
+        let mut e = NetEvaluator::new(net.valid(), device.clone(), Variant::Dimy, false, 1);
+        let mut priors = vec![Vec::new()];
+        let mut wdl = [[0.0; 3]; 1];
+        e.evaluate(&[&p], &[&legal], &mut priors, &mut wdl);
+        (priors.remove(0), wdl[0])
+    };
+    let a = outputs(cfg.init_seeded(&device, 7));
+    let _unseeded = cfg.init(&device);
+    let b = outputs(cfg.init_seeded(&device, 7));
+    let c = outputs(cfg.init_seeded(&device, 8));
+    assert_eq!(a, b);
+    assert_ne!(a.0, c.0);
+}

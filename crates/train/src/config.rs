@@ -12,7 +12,8 @@ use std::path::Path;
 pub struct TrainConfig {
     /// `tsivy`, `dimy` or `telo`.
     pub variant: String,
-    /// Master seed: every generation's random streams derive from it.
+    /// Master seed: the network's first weights and every generation's random streams
+    /// derive from it.
     pub seed: u64,
     /// Rule options.
     pub rules: RulesConfig,

@@ -271,11 +271,11 @@ pub struct Learner {
 }
 
 impl Learner {
-    /// A fresh network for `cfg`.
+    /// A fresh network for `cfg`, its weights drawn from `cfg.seed`.
     pub fn new(cfg: &TrainConfig, device: &Device) -> Learner {
         let net_cfg = net_config(cfg);
         Learner {
-            trainer: trainer(net_cfg.init(device), cfg, device),
+            trainer: trainer(net_cfg.init_seeded(device, cfg.seed), cfg, device),
             replay: Replay::new(cfg.train.replay_window),
             teacher: Replay::new(cfg.train.teacher_window),
             state: RunState::default(),
