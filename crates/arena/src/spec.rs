@@ -55,7 +55,8 @@ pub enum EngineSpec {
         /// `solver=true` (`MctsConfig::solver`), `minimax=ALPHA`
         /// (`MctsConfig::minimax_weight`: 0.5 unless named; `minimax=0` searches on the
         /// mean alone, as every `mcts:` player did before 2026-11-26), `c_puct=`, `fpu=`
-        /// (`fpu_reduction`), `batch=` (leaves per network call); the rest as
+        /// (`fpu_reduction`), `ptemp=` (`policy_temperature`), `batch=` (leaves per
+        /// network call); the rest as
         /// `MctsConfig::default()`.
         search: MctsConfig,
         /// Seed (tie breaks, Gumbel noise).
@@ -246,6 +247,13 @@ impl EngineSpec {
                                 .filter(|f: &f32| (0.0..=2.0).contains(f))
                                 .ok_or_else(|| bad(k, v, "a first-play reduction from 0 to 2"))?
                         }
+                        "ptemp" => {
+                            search.policy_temperature = v
+                                .parse()
+                                .ok()
+                                .filter(|t: &f32| (0.1..=10.0).contains(t))
+                                .ok_or_else(|| bad(k, v, "a policy temperature from 0.1 to 10"))?
+                        }
                         "batch" => {
                             search.batch = v
                                 .parse()
@@ -289,7 +297,7 @@ impl EngineSpec {
                         }
                         _ => {
                             return Err(input_err(format!(
-                                "engine spec `{spec}`: unknown option `{k}` (mcts knows ckpt, sims, time, gumbel, seed, blend, blend_weight, guard, guard_margin, free_chains, pass_forced, solver, minimax, reuse, c_puct, fpu, batch)"
+                                "engine spec `{spec}`: unknown option `{k}` (mcts knows ckpt, sims, time, gumbel, seed, blend, blend_weight, guard, guard_margin, free_chains, pass_forced, solver, minimax, reuse, c_puct, fpu, ptemp, batch)"
                             )));
                         }
                     }
@@ -547,7 +555,7 @@ mod tests {
         }
         assert!(matches!(
             EngineSpec::parse(
-                "mcts:c_puct=1,fpu=0.5,batch=1,free_chains=true,pass_forced=true,solver=true,minimax=0.25"
+                "mcts:c_puct=1,fpu=0.5,batch=1,free_chains=true,pass_forced=true,solver=true,minimax=0.25,ptemp=1.5"
             )
             .unwrap(),
             EngineSpec::Mcts {
@@ -559,6 +567,7 @@ mod tests {
                     pass_forced: true,
                     solver: true,
                     minimax_weight: 0.25,
+                    policy_temperature: 1.5,
                     gumbel: None,
                     ..
                 },
@@ -598,6 +607,7 @@ mod tests {
             "mcts:c_puct=0",
             "mcts:fpu=-1",
             "mcts:batch=0",
+            "mcts:ptemp=0",
         ] {
             assert!(EngineSpec::parse(bad).is_err(), "{bad}");
         }

@@ -163,6 +163,7 @@ fn mcts_config(cfg: &TrainConfig) -> MctsConfig {
         solver: s.solver,
         forced_playouts: s.forced_playouts,
         minimax_weight: s.minimax_weight,
+        policy_temperature: MctsConfig::default().policy_temperature,
     }
 }
 
