@@ -91,7 +91,9 @@ pub struct MctsConfig {
     pub minimax_weight: f32,
     /// Policy softmax temperature (lc0's): each expanded position's priors are raised to
     /// `1 / T` and normalised, so `T > 1` flattens confident priors and the search looks
-    /// at more of the turns the network rates low (default 1: the priors as given).
+    /// at more of the turns the network rates low; 1 takes the priors as given. Default
+    /// 2: with the release networks held fixed it gained 4.0 points on dimy and 6.8 on
+    /// tsivy against alpha-beta at 400 simulations (experiments/search6).
     pub policy_temperature: f32,
 }
 
@@ -109,7 +111,7 @@ impl Default for MctsConfig {
             solver: false,
             forced_playouts: 0.0,
             minimax_weight: 0.5,
-            policy_temperature: 1.0,
+            policy_temperature: 2.0,
         }
     }
 }

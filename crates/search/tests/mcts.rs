@@ -417,6 +417,8 @@ fn forced_tree(k: f32) -> Mcts<Position> {
     let cfg = MctsConfig {
         forced_playouts: k,
         batch: 1,
+        // Self-play's setting, where forced playouts belong: the priors as given.
+        policy_temperature: 1.0,
         ..MctsConfig::default()
     };
     let mut t = Mcts::new(pos(BOOK), cfg, 7);
