@@ -1182,7 +1182,7 @@ mod tests {
 
     #[test]
     fn the_policy_temperature_flattens_the_priors() {
-        /// The first action gets prior 0.64, the rest share 0.36 (priors need not sum to 1).
+        /// The first action gets prior 0.64, the rest share 0.36.
         struct Skewed;
         impl Evaluator<Position> for Skewed {
             fn evaluate(
