@@ -55,7 +55,7 @@ pub enum EngineSpec {
         /// `solver=true` (`MctsConfig::solver`), `minimax=ALPHA`
         /// (`MctsConfig::minimax_weight`: 0.5 unless named; `minimax=0` searches on the
         /// mean alone, as every `mcts:` player did before 2026-11-26), `c_puct=`, `fpu=`
-        /// (`fpu_reduction`), `ptemp=` (`policy_temperature`: 2 unless named), `batch=` (leaves per
+        /// (`fpu_reduction`), `ptemp=` (`policy_temperature`: 3 unless named), `batch=` (leaves per
         /// network call); the rest as
         /// `MctsConfig::default()`.
         search: MctsConfig,
