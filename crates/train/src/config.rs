@@ -156,6 +156,12 @@ pub struct SelfPlayConfig {
     /// in self-play it made no stronger network, experiments/search4; players use 0.5):
     /// `fanorona_search::MctsConfig::minimax_weight` (`mcts:minimax=` in the arena).
     pub minimax_weight: f32,
+    /// Policy softmax temperature of the self-play search, 0.1 to 10: each expanded
+    /// position's priors raised to `1 / T` and normalised (1 = the priors as given, the
+    /// default here; players use 3, measured in play with fixed networks,
+    /// experiments/search6): `fanorona_search::MctsConfig::policy_temperature`
+    /// (`mcts:ptemp=` in the arena).
+    pub policy_temperature: f32,
     /// A tactical guard in self-play (0 = off; at least 2; tsivy and dimy): before each
     /// turn an alpha-beta search of this many turns scores every legal turn, and the
     /// search chooses and records targets only among those within `guard_margin` of the
@@ -448,6 +454,7 @@ impl Default for SelfPlayConfig {
             solver: false,
             forced_playouts: 0.0,
             minimax_weight: 0.0,
+            policy_temperature: 1.0,
             guard: 0,
             guard_margin: 50,
         }
@@ -609,6 +616,11 @@ impl TrainConfig {
         }
         if !(0.0..=1.0).contains(&s.minimax_weight) {
             return bad("selfplay.minimax_weight must be between 0 (off) and 1");
+        }
+        if !(0.1..=10.0).contains(&s.policy_temperature) {
+            return bad(
+                "selfplay.policy_temperature must be between 0.1 and 10 (1 = the priors as given)",
+            );
         }
         if s.draw_value > 0.0 && s.draw_decisions == 0 {
             return bad("selfplay.draw_decisions must be at least 1 when draw_value is set");
@@ -832,6 +844,18 @@ mod tests {
             let e = ok(&[bad]).unwrap_err();
             assert!(
                 e.to_string().contains("selfplay.minimax_weight"),
+                "{bad}: {e}"
+            );
+        }
+        assert!(ok(&["selfplay.policy_temperature=3"]).is_ok());
+        for bad in [
+            "selfplay.policy_temperature=0",
+            "selfplay.policy_temperature=11",
+            "selfplay.policy_temperature=-1",
+        ] {
+            let e = ok(&[bad]).unwrap_err();
+            assert!(
+                e.to_string().contains("selfplay.policy_temperature"),
                 "{bad}: {e}"
             );
         }

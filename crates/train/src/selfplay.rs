@@ -163,9 +163,9 @@ fn mcts_config(cfg: &TrainConfig) -> MctsConfig {
         solver: s.solver,
         forced_playouts: s.forced_playouts,
         minimax_weight: s.minimax_weight,
-        // The players' default (2) was measured in play with fixed networks, not as a
-        // self-play setting: self-play searches the priors as given.
-        policy_temperature: 1.0,
+        // 1 unless the config says otherwise: the players' default (3) was measured in
+        // play with fixed networks, not as a self-play setting.
+        policy_temperature: s.policy_temperature,
     }
 }
 
