@@ -251,7 +251,7 @@ impl EngineSpec {
                             search.policy_temperature = v
                                 .parse()
                                 .ok()
-                                .filter(|t: &f32| (0.1..=10.0).contains(t))
+                                .filter(|t: &f32| MctsConfig::POLICY_TEMPERATURES.contains(t))
                                 .ok_or_else(|| bad(k, v, "a policy temperature from 0.1 to 10"))?
                         }
                         "batch" => {

@@ -98,6 +98,12 @@ pub struct MctsConfig {
     pub policy_temperature: f32,
 }
 
+impl MctsConfig {
+    /// The policy temperatures a user may ask for (`mcts:ptemp=`,
+    /// `selfplay.policy_temperature`).
+    pub const POLICY_TEMPERATURES: std::ops::RangeInclusive<f32> = 0.1..=10.0;
+}
+
 impl Default for MctsConfig {
     fn default() -> Self {
         MctsConfig {
@@ -670,17 +676,21 @@ impl<G: Game> Mcts<G> {
             let n = leaf.node;
             let first = self.nodes.len() as u32;
             let t = self.cfg.policy_temperature;
-            let shaped = |p: f32| {
-                if t == 1.0 {
+            // Each prior shaped once: pushed unnormalised, then divided by their sum.
+            let mut sum = 0.0f32;
+            for (k, &a) in leaf.legal.iter().enumerate() {
+                let p = priors[i][k];
+                let p = if t == 1.0 {
                     p
                 } else {
                     p.max(0.0).powf(1.0 / t)
-                }
-            };
-            let sum: f32 = priors[i].iter().map(|&p| shaped(p)).sum::<f32>().max(1e-12);
-            for (k, &a) in leaf.legal.iter().enumerate() {
-                self.nodes
-                    .push(Node::new(a as u32, shaped(priors[i][k]) / sum));
+                };
+                sum += p;
+                self.nodes.push(Node::new(a as u32, p));
+            }
+            let sum = sum.max(1e-12);
+            for node in &mut self.nodes[first as usize..] {
+                node.prior /= sum;
             }
             let node = &mut self.nodes[n as usize];
             node.first_child = first;

@@ -617,7 +617,7 @@ impl TrainConfig {
         if !(0.0..=1.0).contains(&s.minimax_weight) {
             return bad("selfplay.minimax_weight must be between 0 (off) and 1");
         }
-        if !(0.1..=10.0).contains(&s.policy_temperature) {
+        if !fanorona_search::MctsConfig::POLICY_TEMPERATURES.contains(&s.policy_temperature) {
             return bad(
                 "selfplay.policy_temperature must be between 0.1 and 10 (1 = the priors as given)",
             );
