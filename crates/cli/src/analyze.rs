@@ -1,14 +1,16 @@
-//! `fanorona analyze`: the best turn of a position (or of every position in a file).
+//! `fanorona analyze`: the best turn of a position (or of every position in a file), or
+//! every turn of a game scored against the engine's choice (`--game`, `--record`).
 
 use crate::engine::EngineSpec;
 use crate::input_err;
 use crate::rules_cmds::{AnyPosition, PositionArgs};
-use anyhow::Result;
+use anyhow::{Context, Result};
 use clap::Args;
-use fanorona_rules::notation::format_turn;
+use fanorona_arena::GameRecord;
+use fanorona_rules::notation::{format_turn, parse_turn, split_game};
 use fanorona_rules::telo::{TeloPosition, TeloSolution, TeloValue};
-use fanorona_rules::{History, PointStyle, Position, RuleOptions, Setup, Variant};
-use fanorona_search::{MATE, MATE_BOUND};
+use fanorona_rules::{Color, History, Outcome, PointStyle, Position, RuleOptions, Setup, Variant};
+use fanorona_search::{MATE, MATE_BOUND, Player};
 use std::time::Instant;
 
 /// `fanorona analyze`.
@@ -20,13 +22,33 @@ pub struct AnalyzeArgs {
     /// lines skipped), printing one result per position.
     #[arg(long, value_name = "F", conflicts_with = "fen")]
     pub fen_file: Option<String>,
+    /// Review a game in notation (`-` for standard input), from `--fen` or the start:
+    /// each turn scored against the engine's best, its loss in pieces, and the turns
+    /// that lose half a piece (`?!`), one piece (`?`) or two (`??`).
+    #[arg(long, value_name = "F", conflicts_with_all = ["fen_file", "record"])]
+    pub game: Option<String>,
+    /// Review the games of an arena's `games.jsonl` (or its line `--line` alone, as
+    /// `--game` does). Records of the traditional openings start at the start of
+    /// `--variant`.
+    #[arg(long, value_name = "FILE", conflicts_with_all = ["fen_file", "fen"])]
+    pub record: Option<String>,
+    /// The line of `--record` to review, from 1. Without it every game of the file is
+    /// reviewed: one line each, then each player's totals.
+    #[arg(long, value_name = "N", requires = "record")]
+    pub line: Option<usize>,
+    /// Review only the first K turns of each game (the openings of an arena's games,
+    /// where most are decided, at a fraction of the cost).
+    #[arg(long, value_name = "K")]
+    pub turns: Option<usize>,
     /// The engine: `ab:depth=8`, `ab:time=1s`, `ab:nodes=N`, `random`, `mcts:time=1s` (the
     /// release network), `mcts:ckpt=DIR,sims=400`. Telo positions are answered by the
     /// exact telo solver (or by a network with `mcts:ckpt=DIR`).
     #[arg(long, default_value = "ab:time=1s")]
     pub engine: String,
     /// One line of JSON per position: fen, best, score, pv, depth, nodes (and mate,
-    /// seconds, nodes_per_second).
+    /// seconds, nodes_per_second). With `--game` or `--record`: one line per turn (turn,
+    /// side, fen, played, best, score, played_score, loss, mark) and a last line with
+    /// each side's summary.
     #[arg(long)]
     pub json: bool,
 }
@@ -101,9 +123,15 @@ impl Analysis {
 }
 
 pub(crate) fn analyse_fanorona(pos: &Position, spec: &EngineSpec) -> Result<Analysis> {
-    let start = Instant::now();
     let mut player = crate::engine::player(spec, "analyze", pos.variant())?;
-    let choice = player.choose(&History::new(*pos));
+    Ok(analyse_with(player.as_mut(), &History::new(*pos)))
+}
+
+/// The analysis of the current position of `game` by `player`.
+fn analyse_with(player: &mut dyn Player, game: &History) -> Analysis {
+    let start = Instant::now();
+    let pos = game.position();
+    let choice = player.choose(game);
     let mut pv = Vec::new();
     let mut p = *pos;
     let (score, depth, nodes, turns) = match &choice.search {
@@ -114,7 +142,7 @@ pub(crate) fn analyse_fanorona(pos: &Position, spec: &EngineSpec) -> Result<Anal
         pv.push(format_turn(&p, t, PointStyle::Algebraic));
         p.play_unchecked(t);
     }
-    Ok(Analysis {
+    Analysis {
         fen: pos.fen(),
         best: choice
             .turn
@@ -124,7 +152,7 @@ pub(crate) fn analyse_fanorona(pos: &Position, spec: &EngineSpec) -> Result<Anal
         depth,
         nodes,
         seconds: start.elapsed().as_secs_f64(),
-    })
+    }
 }
 
 /// A telo position answered by a network and search.
@@ -205,6 +233,9 @@ pub fn analyze(a: AnalyzeArgs) -> Result<()> {
             }
         })
     };
+    if a.game.is_some() || a.record.is_some() {
+        return review_games(&a, &spec, rules);
+    }
     match &a.fen_file {
         None => run(a.pos.position()?)?.print(a.json),
         Some(f) => {
@@ -235,4 +266,534 @@ pub fn read_any(fen: &str, rules: RuleOptions) -> Result<AnyPosition, fanorona_r
     } else {
         AnyPosition::Fanorona(Position::from_fen(fen, rules)?)
     })
+}
+
+/// A game to review: where it starts, its turns in notation, what to call it in errors
+/// and the players' names (White's, Black's).
+struct GameText {
+    start: Position,
+    text: String,
+    label: String,
+    players: [String; 2],
+}
+
+/// The games that `--game` or `--record` (one line, or every line) names.
+fn games_to_review(a: &AnalyzeArgs, rules: RuleOptions) -> Result<Vec<GameText>> {
+    let fanorona = |p: AnyPosition, what: &str| match p {
+        AnyPosition::Fanorona(p) => Ok(p),
+        AnyPosition::Telo(_) => Err(input_err(format!(
+            "{what}: a game review is for tsivy and dimy; telo positions are solved exactly \
+             (`analyze --fen FEN`)"
+        ))),
+    };
+    let colours = || {
+        [
+            Color::White.name().to_string(),
+            Color::Black.name().to_string(),
+        ]
+    };
+    if let Some(f) = &a.game {
+        let text = if f == "-" {
+            let mut s = String::new();
+            std::io::Read::read_to_string(&mut std::io::stdin(), &mut s)
+                .map_err(|e| input_err(format!("reading the game from standard input: {e}")))?;
+            s
+        } else {
+            std::fs::read_to_string(f)
+                .map_err(|e| input_err(format!("cannot read game file `{f}`: {e}")))?
+        };
+        let label = format!("game `{f}`");
+        let start = fanorona(a.pos.position()?, &label)?;
+        return Ok(vec![GameText {
+            start,
+            text,
+            label,
+            players: colours(),
+        }]);
+    }
+    let f = a.record.as_deref().unwrap_or_default();
+    let text = std::fs::read_to_string(f)
+        .map_err(|e| input_err(format!("cannot read record file `{f}`: {e}")))?;
+    let lines: Vec<(usize, &str)> = match a.line {
+        Some(n) => {
+            let line = text
+                .lines()
+                .nth(n.saturating_sub(1))
+                .filter(|_| n >= 1)
+                .ok_or_else(|| {
+                    input_err(format!(
+                        "`{f}` has {} lines; there is no line {n}",
+                        text.lines().count()
+                    ))
+                })?;
+            vec![(n, line)]
+        }
+        None => text
+            .lines()
+            .enumerate()
+            .map(|(i, l)| (i + 1, l))
+            .filter(|(_, l)| !l.trim().is_empty())
+            .collect(),
+    };
+    let mut games = Vec::with_capacity(lines.len());
+    for (n, line) in lines {
+        let label = format!("`{f}`, line {n}");
+        let r: GameRecord = serde_json::from_str(line)
+            .map_err(|e| input_err(format!("{label}: not a game record: {e}")))?;
+        let start = match &r.fen {
+            Some(fen) => Position::from_fen(fen, rules)
+                .map_err(|e| input_err(format!("{label}: its fen: {e}")))?,
+            None => fanorona(a.pos.position()?, &label)?,
+        };
+        games.push(GameText {
+            start,
+            text: r.turns.join(" "),
+            label,
+            players: [r.white, r.black],
+        });
+    }
+    Ok(games)
+}
+
+/// Scores at or beyond this many hundredths of a piece count as this much in a turn's
+/// loss: a won position stays won whether the engine sees a mate or ten pieces.
+const LOSS_CAP: i32 = 1000;
+/// The marks of a turn's loss, in hundredths of a piece: `??` from two pieces, `?` from
+/// one, `?!` from half a piece.
+const MARKS: [(i32, &str); 3] = [(200, "??"), (100, "?"), (50, "?!")];
+
+/// One turn of a reviewed game: what was played, what the engine preferred, and what
+/// the difference costs the side that played it.
+pub(crate) struct TurnReview {
+    /// The turn's number, from 1.
+    number: usize,
+    side: Color,
+    /// The position the turn was played in.
+    fen: String,
+    played: String,
+    best: Option<String>,
+    /// The engine's score of the position, for the side to move (hundredths of a piece).
+    score: Option<i32>,
+    /// The engine's score after the played turn, for the same side.
+    played_score: Option<i32>,
+    /// `score - played_score` with both capped at ten pieces; 0 where the engine's best
+    /// was played.
+    loss: Option<i32>,
+}
+
+impl TurnReview {
+    fn mark(&self) -> Option<&'static str> {
+        let l = self.loss?;
+        MARKS.iter().find(|(t, _)| l >= *t).map(|(_, m)| *m)
+    }
+    fn print(&self, json: bool) {
+        if json {
+            println!(
+                "{}",
+                serde_json::json!({
+                    "turn": self.number, "side": self.side.name(), "fen": self.fen,
+                    "played": self.played, "best": self.best, "score": self.score,
+                    "played_score": self.played_score, "loss": self.loss, "mark": self.mark(),
+                })
+            );
+            return;
+        }
+        let pieces = |s: Option<i32>| match s {
+            Some(MATE) => "won".to_string(),
+            Some(s) if s == -MATE => "lost".to_string(),
+            Some(s) if s > MATE_BOUND => format!("win in {}", MATE - s),
+            Some(s) if s < -MATE_BOUND => format!("loss in {}", MATE + s),
+            Some(s) => format!("{:+.2}", s as f64 / 100.0),
+            None => "-".to_string(),
+        };
+        let verdict = match (&self.best, self.loss) {
+            (Some(b), _) if *b == self.played => "best".to_string(),
+            (Some(b), Some(l)) => format!(
+                "loses {:.2}{}, best {b}",
+                l as f64 / 100.0,
+                self.mark().map(|m| format!(" {m}")).unwrap_or_default()
+            ),
+            (Some(b), None) => format!("best {b}"),
+            (None, _) => String::new(),
+        };
+        println!(
+            "{:>3}. {:<5} {:<40} {:>9} -> {:<9} {verdict}",
+            self.number,
+            self.side.name(),
+            self.played,
+            pieces(self.score),
+            pieces(self.played_score),
+        );
+    }
+}
+
+/// A reviewed game: every turn, and how it ended.
+pub(crate) struct GameReview {
+    turns: Vec<TurnReview>,
+    result: Option<Outcome>,
+}
+
+/// One side's figures over the turns of a review (or, summed, of many).
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+struct SideSummary {
+    /// Turns scored.
+    turns: usize,
+    /// Their losses summed, negative ones (the engine's noise) as 0, hundredths of a piece.
+    loss: i64,
+    /// Turns marked `??`, `?` and `?!`.
+    marks: [usize; 3],
+    /// The number of the first turn marked `??` (of a single game).
+    first_blunder: Option<usize>,
+    /// Games with a turn marked `??` (of a total).
+    games_with_blunder: usize,
+}
+
+impl SideSummary {
+    fn mean_loss(&self) -> f64 {
+        if self.turns == 0 {
+            0.0
+        } else {
+            self.loss as f64 / self.turns as f64
+        }
+    }
+    fn add(&mut self, o: &SideSummary) {
+        self.turns += o.turns;
+        self.loss += o.loss;
+        for (m, n) in self.marks.iter_mut().zip(o.marks) {
+            *m += n;
+        }
+        self.games_with_blunder += usize::from(o.marks[0] > 0);
+    }
+    fn to_json(self) -> serde_json::Value {
+        serde_json::json!({
+            "turns": self.turns, "mean_loss": (self.mean_loss() * 10.0).round() / 10.0,
+            "blunders": self.marks[0], "mistakes": self.marks[1],
+            "inaccuracies": self.marks[2], "first_blunder": self.first_blunder,
+        })
+    }
+    fn words(&self) -> String {
+        format!(
+            "mean loss {:.2} pieces; {} ??, {} ?, {} ?!{}",
+            self.mean_loss() / 100.0,
+            self.marks[0],
+            self.marks[1],
+            self.marks[2],
+            self.first_blunder
+                .map(|t| format!("; first ?? at turn {t}"))
+                .unwrap_or_default()
+        )
+    }
+}
+
+impl GameReview {
+    /// The figures of `side`'s turns.
+    fn summary(&self, side: Color) -> SideSummary {
+        let mut s = SideSummary::default();
+        for t in self.turns.iter().filter(|t| t.side == side) {
+            let Some(l) = t.loss else { continue };
+            s.turns += 1;
+            s.loss += i64::from(l.max(0));
+            if let Some(i) = MARKS.iter().position(|(_, m)| Some(*m) == t.mark()) {
+                s.marks[i] += 1;
+                if i == 0 && s.first_blunder.is_none() {
+                    s.first_blunder = Some(t.number);
+                }
+            }
+        }
+        s
+    }
+
+    /// The summary: the players (White's, Black's), the result, each side's figures.
+    fn print(&self, label: &str, players: &[String; 2], json: bool, one_line: bool) {
+        let result = self.result.map_or("ongoing", |o| o.name());
+        let n = self.turns.len();
+        let sides = [Color::White, Color::Black].map(|c| self.summary(c));
+        if json {
+            let summary: Vec<serde_json::Value> = [Color::White, Color::Black]
+                .iter()
+                .zip(sides)
+                .map(|(c, s)| {
+                    let mut v = s.to_json();
+                    v["side"] = c.name().into();
+                    v
+                })
+                .collect();
+            println!(
+                "{}",
+                serde_json::json!({
+                    "game": label, "white": players[0], "black": players[1],
+                    "turns": n, "result": result, "summary": summary,
+                })
+            );
+        } else if one_line {
+            println!(
+                "{label}: {} (white) vs {} (black), {n} turns, {result}; white {}; black {}",
+                players[0],
+                players[1],
+                sides[0].words(),
+                sides[1].words()
+            );
+        } else {
+            println!(
+                "\n{n} turn{}, result: {result}",
+                if n == 1 { "" } else { "s" }
+            );
+            for (c, s) in [Color::White, Color::Black].iter().zip(sides) {
+                println!("{}: {} turns, {}", c.name(), s.turns, s.words());
+            }
+        }
+    }
+}
+
+/// `analyze --game` or `--record`: one game turn by turn, or every game of a record file
+/// one line each and then each player's totals.
+fn review_games(a: &AnalyzeArgs, spec: &EngineSpec, rules: RuleOptions) -> Result<()> {
+    let games = games_to_review(a, rules)?;
+    let single = a.game.is_some() || a.line.is_some();
+    let mut engine: Option<(Variant, Box<dyn Player>)> = None;
+    let mut totals: Vec<(String, SideSummary)> = Vec::new();
+    for g in &games {
+        let v = g.start.variant();
+        if engine.as_ref().is_none_or(|(ev, _)| *ev != v) {
+            engine = Some((v, crate::engine::player(spec, "analyze", v)?));
+        }
+        let player = &mut engine.as_mut().expect("made above").1;
+        let text = match a.turns {
+            Some(k) => split_game(&g.text)
+                .into_iter()
+                .take(k)
+                .collect::<Vec<_>>()
+                .join(" "),
+            None => g.text.clone(),
+        };
+        let review = review_game(player.as_mut(), g.start, &text, |t| {
+            if single {
+                t.print(a.json);
+            }
+        })
+        .with_context(|| g.label.clone())?;
+        review.print(&g.label, &g.players, a.json, !single);
+        for (name, side) in g.players.iter().zip([Color::White, Color::Black]) {
+            let s = review.summary(side);
+            match totals.iter_mut().find(|(n, _)| n == name) {
+                Some((_, t)) => t.add(&s),
+                None => {
+                    let mut t = SideSummary::default();
+                    t.add(&s);
+                    totals.push((name.clone(), t));
+                }
+            }
+        }
+    }
+    if single {
+        return Ok(());
+    }
+    if !a.json {
+        println!(
+            "\n{:<40} {:>6} {:>7} {:>10} {:>5} {:>5} {:>5} {:>14}",
+            "player", "games", "turns", "mean loss", "??", "?", "?!", "games with ??"
+        );
+    }
+    for (name, t) in &totals {
+        let games = games.iter().filter(|g| g.players.contains(name)).count();
+        if a.json {
+            let mut v = t.to_json();
+            v["player"] = name.as_str().into();
+            v["games"] = games.into();
+            v["games_with_blunder"] = t.games_with_blunder.into();
+            v.as_object_mut().map(|o| o.remove("first_blunder"));
+            println!("{v}");
+        } else {
+            println!(
+                "{:<40} {games:>6} {:>7} {:>10.2} {:>5} {:>5} {:>5} {:>14}",
+                name,
+                t.turns,
+                t.mean_loss() / 100.0,
+                t.marks[0],
+                t.marks[1],
+                t.marks[2],
+                t.games_with_blunder
+            );
+        }
+    }
+    Ok(())
+}
+
+/// Scores every turn of the game `text` (notation) from `start` with `player`: the
+/// engine's score before the turn against its score after it, from the same side. Each
+/// turn is reported to `each` as soon as it is scored (one search a position).
+///
+/// # Errors
+/// A turn that cannot be read or is not legal, named by its number.
+pub(crate) fn review_game(
+    player: &mut dyn Player,
+    start: Position,
+    text: &str,
+    mut each: impl FnMut(&TurnReview),
+) -> Result<GameReview> {
+    let mut game = History::new(start);
+    let mut turns = Vec::new();
+    let mut before = analyse_with(player, &game);
+    for (i, tok) in split_game(text).into_iter().enumerate() {
+        let pos = *game.position();
+        if game.outcome().is_some() {
+            return Err(input_err(format!(
+                "turn {} `{tok}`: the game is already over in position `{}`",
+                i + 1,
+                pos.fen()
+            )));
+        }
+        let t =
+            parse_turn(&pos, tok).map_err(|e| input_err(format!("turn {} `{tok}`: {e}", i + 1)))?;
+        let played = format_turn(&pos, &t, PointStyle::Algebraic);
+        game.play_unchecked(&t);
+        let side = pos.side_to_move();
+        let (after, played_score) = match game.outcome() {
+            Some(o) => {
+                let s = match o {
+                    Outcome::Win(c) if c == side => MATE,
+                    Outcome::Win(_) => -MATE,
+                    Outcome::Draw => 0,
+                };
+                (None, Some(s))
+            }
+            None => {
+                let a = analyse_with(player, &game);
+                let s = a.score.map(|s| -s);
+                (Some(a), s)
+            }
+        };
+        let loss = match (before.score, played_score) {
+            _ if before.best.as_deref() == Some(played.as_str()) => Some(0),
+            (Some(b), Some(p)) => Some(b.clamp(-LOSS_CAP, LOSS_CAP) - p.clamp(-LOSS_CAP, LOSS_CAP)),
+            _ => None,
+        };
+        let review = TurnReview {
+            number: i + 1,
+            side,
+            fen: pos.fen(),
+            played,
+            best: before.best.take(),
+            score: before.score,
+            played_score,
+            loss,
+        };
+        each(&review);
+        turns.push(review);
+        // After the last turn the next one, if any, is refused at the loop's head.
+        if let Some(a) = after {
+            before = a;
+        }
+    }
+    Ok(GameReview {
+        turns,
+        result: game.outcome(),
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use fanorona_rules::TurnMode;
+
+    fn ab(depth: u32) -> Box<dyn Player> {
+        let spec = crate::engine::parse(&format!("ab:depth={depth}")).unwrap();
+        crate::engine::player(&spec, "test", Variant::Dimy).unwrap()
+    }
+
+    /// The first turn of dimy played as badly as a 3-turn search can tell, then the
+    /// engine's own reply: the first is scored as a loss, the second as none, and each
+    /// turn's score after is the next position's score, turned round.
+    #[test]
+    fn the_worst_turn_loses_and_the_best_does_not() {
+        let start = Position::start(Variant::Dimy, RuleOptions::default());
+        let mut judge = ab(3);
+        let mut worst = None;
+        for t in start.turns(TurnMode::Distinct) {
+            let mut g = History::new(start);
+            g.play_unchecked(&t);
+            let s = -analyse_with(judge.as_mut(), &g).score.unwrap();
+            if worst.is_none_or(|(w, _)| s < w) {
+                worst = Some((s, t));
+            }
+        }
+        let (worst_score, worst_turn) = worst.unwrap();
+        let best_score = analyse_with(judge.as_mut(), &History::new(start))
+            .score
+            .unwrap();
+        assert!(
+            worst_score < best_score,
+            "dimy's start has a worse turn than the best"
+        );
+        let mut after = start;
+        after.play_unchecked(&worst_turn);
+        let reply = analyse_with(judge.as_mut(), &History::new(after))
+            .best
+            .unwrap();
+        let text = format!(
+            "{} {reply}",
+            format_turn(&start, &worst_turn, PointStyle::Algebraic)
+        );
+        let mut seen = 0;
+        let review = review_game(ab(3).as_mut(), start, &text, |_| seen += 1).unwrap();
+        assert_eq!(seen, 2);
+        let [first, second] = &review.turns[..] else {
+            panic!("two turns reviewed, not {}", review.turns.len());
+        };
+        assert_eq!((first.side, second.side), (Color::White, Color::Black));
+        assert_eq!(first.played_score, second.score.map(|s| -s));
+        let loss = first.loss.unwrap();
+        assert_eq!(loss, first.score.unwrap() - first.played_score.unwrap());
+        assert!(loss > 0, "the worst turn loses something: {loss}");
+        assert_eq!(second.best.as_deref(), Some(second.played.as_str()));
+        assert_eq!(second.loss, Some(0));
+        assert_eq!(second.mark(), None);
+        let white = review.summary(Color::White);
+        assert_eq!((white.turns, white.mean_loss()), (1, f64::from(loss)));
+        let marked = usize::from(first.mark().is_some());
+        assert_eq!(white.marks.iter().sum::<usize>(), marked);
+        assert_eq!(white.first_blunder.is_some(), first.mark() == Some("??"));
+        let mut total = SideSummary::default();
+        total.add(&white);
+        total.add(&white);
+        assert_eq!((total.turns, total.loss), (2, 2 * i64::from(loss)));
+        assert_eq!(
+            total.games_with_blunder,
+            2 * usize::from(white.marks[0] > 0)
+        );
+    }
+
+    /// A win ends the review: the winning turn is scored as a win for its side, and a
+    /// turn after the end is refused by its number.
+    #[test]
+    fn a_finished_game_scores_its_last_turn_and_refuses_more() {
+        // White's one piece captures Black's last by approach.
+        let start = Position::from_fen("5/5/1W3/5/1B3 w", RuleOptions::default()).unwrap();
+        let turns = start.turns(TurnMode::Distinct);
+        let win = turns
+            .iter()
+            .find(|t| {
+                let mut p = start;
+                p.play_unchecked(t);
+                p.outcome().is_some()
+            })
+            .expect("a winning capture");
+        let text = format_turn(&start, win, PointStyle::Algebraic);
+        let review = review_game(ab(2).as_mut(), start, &text, |_| {}).unwrap();
+        assert_eq!(review.result, Some(Outcome::Win(Color::White)));
+        assert_eq!(review.turns[0].played_score, Some(MATE));
+        let err = review_game(ab(2).as_mut(), start, &format!("{text} a1a2"), |_| {})
+            .err()
+            .unwrap()
+            .to_string();
+        assert!(
+            err.contains("turn 2") && err.contains("already over"),
+            "{err}"
+        );
+        let err = review_game(ab(2).as_mut(), start, "e5e4", |_| {})
+            .err()
+            .unwrap()
+            .to_string();
+        assert!(err.contains("turn 1 `e5e4`"), "{err}");
+    }
 }

@@ -472,6 +472,135 @@ fn analyze_json_and_files() {
     assert!(stderr(&o).contains("depth"));
 }
 
+/// `analyze --record` and `--game`: every turn scored, a summary line, and bad records
+/// or turns named.
+#[test]
+fn analyze_reviews_games() {
+    let dir = std::env::temp_dir().join(format!("fanorona-review-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let f = dir.join("games.jsonl");
+    let record = |turns: &str| {
+        format!(
+            r#"{{"white":"a","black":"b","opening":0,"result":"white","turns":[{turns}],"key":"k","fen":"9/9/9/9/BB1W5 w"}}"#
+        )
+    };
+    std::fs::write(
+        &f,
+        format!(
+            "{}\n{}\nnot json\n",
+            record(r#""d1c1(+2)""#),
+            record(r#""d1d2""#)
+        ),
+    )
+    .unwrap();
+    let file = f.to_str().unwrap();
+    let o = fanorona(&[
+        "analyze",
+        "--engine",
+        "ab:depth=2",
+        "--json",
+        "--record",
+        file,
+        "--line",
+        "1",
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let lines: Vec<serde_json::Value> = stdout(&o)
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    assert_eq!(lines.len(), 2, "one turn and the summary");
+    assert_eq!(lines[0]["turn"], 1);
+    assert_eq!(lines[0]["side"], "white");
+    assert_eq!(lines[0]["played"], "d1c1(+2)");
+    assert_eq!(lines[0]["best"], "d1c1(+2)");
+    assert_eq!(lines[0]["loss"], 0);
+    assert!(lines[0]["mark"].is_null());
+    assert_eq!(lines[1]["result"], "white");
+    assert_eq!(lines[1]["summary"][0]["turns"], 1);
+    assert_eq!(lines[1]["summary"][0]["blunders"], 0);
+    assert_eq!(lines[1]["white"], "a");
+    // Every game of a file (blank lines skipped): a line each, then each player's totals.
+    std::fs::write(
+        &f,
+        format!(
+            "{}\n\n{}\n",
+            record(r#""d1c1(+2)""#),
+            record(r#""d1c1(+2)""#)
+        ),
+    )
+    .unwrap();
+    let o = fanorona(&[
+        "analyze",
+        "--engine",
+        "ab:depth=2",
+        "--json",
+        "--record",
+        file,
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let lines: Vec<serde_json::Value> = stdout(&o)
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    assert_eq!(lines.len(), 4, "two games and two players");
+    assert_eq!(lines[1]["game"], format!("`{file}`, line 3"));
+    assert_eq!(
+        (lines[2]["player"].clone(), lines[2]["games"].clone()),
+        ("a".into(), 2.into())
+    );
+    assert_eq!(lines[2]["turns"], 2);
+    assert_eq!(lines[3]["player"], "b");
+    assert_eq!(lines[3]["turns"], 0, "Black never moved");
+    std::fs::write(
+        &f,
+        format!(
+            "{}\n{}\nnot json\n",
+            record(r#""d1c1(+2)""#),
+            record(r#""d1d2""#)
+        ),
+    )
+    .unwrap();
+    // The same game in notation from standard input, in words.
+    let o = fanorona_stdin(
+        &[
+            "analyze",
+            "--engine",
+            "ab:depth=2",
+            "--game",
+            "-",
+            "--fen",
+            "9/9/9/9/BB1W5 w",
+        ],
+        "1. d1c1(+2)\n",
+    );
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert!(
+        stdout(&o).contains("1 turn, result: white"),
+        "{}",
+        stdout(&o)
+    );
+    // An illegal turn, a line that is not a record, a line that is not there.
+    for (line, want) in [
+        ("2", "line 2: turn 1 `d1d2`"),
+        ("3", "line 3: not a game record"),
+        ("9", "no line 9"),
+    ] {
+        let o = fanorona(&[
+            "analyze",
+            "--engine",
+            "ab:depth=2",
+            "--record",
+            file,
+            "--line",
+            line,
+        ]);
+        assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+        assert!(stderr(&o).contains(want), "{want}: {}", stderr(&o));
+    }
+    std::fs::remove_dir_all(&dir).ok();
+}
+
 #[test]
 fn bench_ab_json() {
     let v = json(&fanorona(&["bench", "ab", "--json"]));
