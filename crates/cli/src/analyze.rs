@@ -5,7 +5,7 @@ use crate::engine::EngineSpec;
 use crate::input_err;
 use crate::rules_cmds::{AnyPosition, PositionArgs};
 use anyhow::{Context, Result};
-use clap::Args;
+use clap::{ArgGroup, Args};
 use fanorona_arena::GameRecord;
 use fanorona_rules::notation::{format_turn, parse_turn, split_game};
 use fanorona_rules::telo::{TeloPosition, TeloSolution, TeloValue};
@@ -15,6 +15,7 @@ use std::time::Instant;
 
 /// `fanorona analyze`.
 #[derive(Args, Debug)]
+#[command(group(ArgGroup::new("review").args(["game", "record"])))]
 pub struct AnalyzeArgs {
     #[command(flatten)]
     pub pos: PositionArgs,
@@ -38,7 +39,7 @@ pub struct AnalyzeArgs {
     pub line: Option<usize>,
     /// Review only the first K turns of each game (the openings of an arena's games,
     /// where most are decided, at a fraction of the cost).
-    #[arg(long, value_name = "K")]
+    #[arg(long, value_name = "K", requires = "review")]
     pub turns: Option<usize>,
     /// The engine: `ab:depth=8`, `ab:time=1s`, `ab:nodes=N`, `random`, `mcts:time=1s` (the
     /// release network), `mcts:ckpt=DIR,sims=400`. Telo positions are answered by the

@@ -598,6 +598,11 @@ fn analyze_reviews_games() {
         assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
         assert!(stderr(&o).contains(want), "{want}: {}", stderr(&o));
     }
+    // --turns and --line belong to a review.
+    for extra in [["--turns", "4"], ["--line", "1"]] {
+        let o = fanorona(&["analyze", "--engine", "ab:depth=2", extra[0], extra[1]]);
+        assert_eq!(o.status.code(), Some(2), "{extra:?}");
+    }
     std::fs::remove_dir_all(&dir).ok();
 }
 
