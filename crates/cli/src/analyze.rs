@@ -47,9 +47,11 @@ pub struct AnalyzeArgs {
     #[arg(long, default_value = "ab:time=1s")]
     pub engine: String,
     /// One line of JSON per position: fen, best, score, pv, depth, nodes (and mate,
-    /// seconds, nodes_per_second). With `--game` or `--record`: one line per turn (turn,
-    /// side, fen, played, best, score, played_score, loss, mark) and a last line with
-    /// each side's summary.
+    /// seconds, nodes_per_second). With `--game` or `--record`: a line per turn (turn,
+    /// side, fen, played, best, score, played_score, loss, mark; and game, the record's
+    /// line, for a file of games), a line per game (game, white, black, turns, result,
+    /// summary) and, for a file, a line per player (player, games, turns, mean_loss,
+    /// blunders, mistakes, inaccuracies, games_with_blunder).
     #[arg(long)]
     pub json: bool,
 }
@@ -387,16 +389,19 @@ impl TurnReview {
         let l = self.loss?;
         MARKS.iter().find(|(t, _)| l >= *t).map(|(_, m)| *m)
     }
-    fn print(&self, json: bool) {
+    /// One line: in words, or JSON (with the game's label, when a file of games is
+    /// reviewed).
+    fn print(&self, json: bool, game: Option<&str>) {
         if json {
-            println!(
-                "{}",
-                serde_json::json!({
-                    "turn": self.number, "side": self.side.name(), "fen": self.fen,
-                    "played": self.played, "best": self.best, "score": self.score,
-                    "played_score": self.played_score, "loss": self.loss, "mark": self.mark(),
-                })
-            );
+            let mut v = serde_json::json!({
+                "turn": self.number, "side": self.side.name(), "fen": self.fen,
+                "played": self.played, "best": self.best, "score": self.score,
+                "played_score": self.played_score, "loss": self.loss, "mark": self.mark(),
+            });
+            if let Some(g) = game {
+                v["game"] = g.into();
+            }
+            println!("{v}");
             return;
         }
         let pieces = |s: Option<i32>| match s {
@@ -568,8 +573,11 @@ fn review_games(a: &AnalyzeArgs, spec: &EngineSpec, rules: RuleOptions) -> Resul
             None => g.text.clone(),
         };
         let review = review_game(player.as_mut(), g.start, &text, |t| {
+            // Every turn in words for one game; as JSON lines for a file of games too.
             if single {
-                t.print(a.json);
+                t.print(a.json, None);
+            } else if a.json {
+                t.print(true, Some(&g.label));
             }
         })
         .with_context(|| g.label.clone())?;

@@ -543,15 +543,18 @@ fn analyze_reviews_games() {
         .lines()
         .map(|l| serde_json::from_str(l).unwrap())
         .collect();
-    assert_eq!(lines.len(), 4, "two games and two players");
-    assert_eq!(lines[1]["game"], format!("`{file}`, line 3"));
+    assert_eq!(lines.len(), 6, "two games of a turn each, and two players");
+    assert_eq!(lines[2]["game"], format!("`{file}`, line 3"));
+    assert_eq!(lines[2]["turn"], 1);
+    assert_eq!(lines[3]["game"], lines[2]["game"]);
+    assert_eq!(lines[3]["result"], "white");
     assert_eq!(
-        (lines[2]["player"].clone(), lines[2]["games"].clone()),
+        (lines[4]["player"].clone(), lines[4]["games"].clone()),
         ("a".into(), 2.into())
     );
-    assert_eq!(lines[2]["turns"], 2);
-    assert_eq!(lines[3]["player"], "b");
-    assert_eq!(lines[3]["turns"], 0, "Black never moved");
+    assert_eq!(lines[4]["turns"], 2);
+    assert_eq!(lines[5]["player"], "b");
+    assert_eq!(lines[5]["turns"], 0, "Black never moved");
     std::fs::write(
         &f,
         format!(
