@@ -33,6 +33,11 @@ pub struct AnalyzeArgs {
     /// `--variant`.
     #[arg(long, value_name = "FILE", conflicts_with_all = ["fen_file", "fen"])]
     pub record: Option<String>,
+    /// Judge the engine's choice in each position (`--fen`, `--fen-file`) by this engine
+    /// (e.g. `ab:depth=8`), as a review judges a turn: its loss and mark, then the
+    /// totals. A set of positions where a player went wrong becomes a test of another.
+    #[arg(long, value_name = "SPEC", conflicts_with = "review")]
+    pub judge: Option<String>,
     /// The line of `--record` to review, from 1. Without it every game of the file is
     /// reviewed: one line each, then each player's totals.
     #[arg(long, value_name = "N", requires = "record")]
@@ -239,6 +244,9 @@ pub fn analyze(a: AnalyzeArgs) -> Result<()> {
     if a.game.is_some() || a.record.is_some() {
         return review_games(&a, &spec, rules);
     }
+    if let Some(j) = &a.judge {
+        return judge_choices(&a, &spec, &crate::engine::parse(j)?, rules);
+    }
     match &a.fen_file {
         None => run(a.pos.position()?)?.print(a.json),
         Some(f) => {
@@ -257,6 +265,74 @@ pub fn analyze(a: AnalyzeArgs) -> Result<()> {
                 }
             }
         }
+    }
+    Ok(())
+}
+
+/// `analyze --judge`: the engine's choice in each position, reviewed by the judge.
+fn judge_choices(
+    a: &AnalyzeArgs,
+    spec: &EngineSpec,
+    judge: &EngineSpec,
+    rules: RuleOptions,
+) -> Result<()> {
+    let positions: Vec<(String, AnyPosition)> = match &a.fen_file {
+        None => vec![("the position".to_string(), a.pos.position()?)],
+        Some(f) => {
+            let text = std::fs::read_to_string(f)
+                .map_err(|e| input_err(format!("cannot read FEN file `{f}`: {e}")))?;
+            let mut v = Vec::new();
+            for (i, line) in text.lines().enumerate() {
+                let line = line.trim();
+                if line.is_empty() || line.starts_with('#') {
+                    continue;
+                }
+                let label = format!("{f}, line {}", i + 1);
+                let pos = read_any(line, rules).map_err(|e| input_err(format!("{label}: {e}")))?;
+                v.push((label, pos));
+            }
+            v
+        }
+    };
+    let mut players: Option<(Variant, Box<dyn Player>, Box<dyn Player>)> = None;
+    let mut total = SideSummary::default();
+    for (label, pos) in positions {
+        let AnyPosition::Fanorona(pos) = pos else {
+            return Err(input_err(format!(
+                "{label}: --judge is for tsivy and dimy; telo positions are solved exactly"
+            )));
+        };
+        let v = pos.variant();
+        if players.as_ref().is_none_or(|(pv, _, _)| *pv != v) {
+            players = Some((
+                v,
+                crate::engine::player(spec, "analyze", v)?,
+                crate::engine::player(judge, "judge", v)?,
+            ));
+        }
+        let (_, engine, judge) = players.as_mut().expect("made above");
+        engine.new_game();
+        let Some(choice) = analyse_with(engine.as_mut(), &History::new(pos)).best else {
+            continue; // no legal turn: nothing to judge
+        };
+        let review = review_game(judge.as_mut(), pos, &choice, |_| {})
+            .with_context(|| format!("{label}: the engine's turn `{choice}`"))?;
+        let turn = &review.turns[0];
+        if !a.json {
+            println!("{label}: {}", turn.fen);
+        }
+        turn.print(a.json, None);
+        let mut one = review.summary(turn.side);
+        one.first_blunder = None;
+        total.add(&one);
+    }
+    if a.json {
+        let mut v = total.to_json();
+        v.as_object_mut().map(|o| o.remove("first_blunder"));
+        v["positions"] = total.turns.into();
+        println!("{v}");
+    } else {
+        println!("\n{} positions: {}", total.turns, total.words());
     }
     Ok(())
 }

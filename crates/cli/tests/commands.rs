@@ -609,6 +609,70 @@ fn analyze_reviews_games() {
     std::fs::remove_dir_all(&dir).ok();
 }
 
+/// `analyze --judge`: each position's engine choice judged by another engine.
+#[test]
+fn analyze_judges_an_engines_choices() {
+    let dir = std::env::temp_dir().join(format!("fanorona-judge-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let f = dir.join("fens.txt");
+    std::fs::write(
+        &f,
+        "9/9/9/9/BB1W5 w\n# dimy's start\nBBBBB/BBBBB/BW1BW/WWWWW/WWWWW w 0 0\n",
+    )
+    .unwrap();
+    let file = f.to_str().unwrap();
+    let o = fanorona(&[
+        "analyze",
+        "--engine",
+        "random:seed=3",
+        "--judge",
+        "ab:depth=3",
+        "--json",
+        "--fen-file",
+        file,
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let lines: Vec<serde_json::Value> = stdout(&o)
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    assert_eq!(lines.len(), 3, "two positions and the totals");
+    // The only turn of the first position wins at once.
+    assert_eq!(lines[0]["played"], "d1c1(+2)");
+    assert_eq!(lines[0]["loss"], 0);
+    for l in &lines[..2] {
+        let (score, after) = (
+            l["score"].as_i64().unwrap(),
+            l["played_score"].as_i64().unwrap(),
+        );
+        let cap = |s: i64| s.clamp(-1000, 1000);
+        let want = if l["played"] == l["best"] {
+            0
+        } else {
+            cap(score) - cap(after)
+        };
+        assert_eq!(l["loss"].as_i64().unwrap(), want, "{l}");
+    }
+    assert_eq!(lines[2]["positions"], 2);
+    std::fs::write(&f, "3/3/3 w 0 0\n").unwrap();
+    let o = fanorona(&[
+        "analyze",
+        "--engine",
+        "ab:depth=1",
+        "--judge",
+        "ab:depth=3",
+        "--fen-file",
+        file,
+    ]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(
+        stderr(&o).contains("line 1: --judge is for tsivy and dimy"),
+        "{}",
+        stderr(&o)
+    );
+    std::fs::remove_dir_all(&dir).ok();
+}
+
 #[test]
 fn bench_ab_json() {
     let v = json(&fanorona(&["bench", "ab", "--json"]));
