@@ -294,7 +294,9 @@ fn judge_choices(
             v
         }
     };
-    let mut players: Option<(Variant, Box<dyn Player>, Box<dyn Player>)> = None;
+    // The engine and the judge, made again when the variant changes.
+    type Engines = (Variant, Box<dyn Player>, Box<dyn Player>);
+    let mut players: Option<Engines> = None;
     let mut total = SideSummary::default();
     for (label, pos) in positions {
         let AnyPosition::Fanorona(pos) = pos else {
