@@ -1,8 +1,8 @@
 //! Player specs: `ab:depth=8`, `ab:time=1s`, `ab:nodes=100000,hash=64`, `random`,
 //! `random:seed=3`, `mcts:ckpt=DIR,sims=400` (`ckpt=none`: a fresh network; no `ckpt`:
 //! the release network of the variant), `mcts:ckpt=DIR,time=200ms` (a time per turn, as
-//! `ab:time=`), `mcts:ckpt=DIR,sims=400,blend=1` (leaf values half the network's, half
-//! a 1-turn alpha-beta search's; `blend_weight=W` sets the search's share),
+//! `ab:time=`; leaf values half the network's, half a 1-turn alpha-beta search's unless
+//! `blend=0`: `blend=D` searches D turns, `blend_weight=W` sets the search's share),
 //! `mcts:guard=4` (only turns a 4-turn alpha-beta search scores within `guard_margin=`
 //! hundredths of a piece of the best, default 50). One parser,
 //! used by the arena and by every command that names an engine.
@@ -26,6 +26,12 @@ use fanorona_search::{
     AbConfig, AbPlayer, BlendConfig, GuardConfig, Limits, MctsConfig, Player, RandomPlayer,
 };
 use std::time::Duration;
+
+/// The depth in turns of the alpha-beta search mixed into an `mcts` player's leaf values
+/// when its spec does not say (`blend=0`: the network's values alone). It halved the
+/// release tsivy network's blunders and gained 1 to 4 points in each of four book
+/// matches (experiments/search7).
+pub const DEFAULT_BLEND_DEPTH: u32 = 1;
 
 /// A parsed engine spec.
 #[derive(Clone, Debug, PartialEq)]
@@ -262,12 +268,10 @@ impl EngineSpec {
                                 .ok_or_else(|| bad(k, v, "leaves per network call, 1 to 256"))?
                         }
                         "blend" => {
-                            blend_depth = Some(
-                                v.parse()
-                                    .ok()
-                                    .filter(|d| (1..=8).contains(d))
-                                    .ok_or_else(|| bad(k, v, "an alpha-beta depth of 1 to 8"))?,
-                            )
+                            blend_depth =
+                                Some(v.parse().ok().filter(|d| (0..=8).contains(d)).ok_or_else(
+                                    || bad(k, v, "an alpha-beta depth of 0 (off) to 8"),
+                                )?)
                         }
                         "guard" => {
                             guard_depth = Some(
@@ -302,14 +306,15 @@ impl EngineSpec {
                         }
                     }
                 }
-                let blend = match (blend_depth, blend_weight) {
-                    (None, None) => None,
-                    (None, Some(_)) => {
+                // The 1-turn blend is on unless `blend=0` (experiments/search7).
+                let blend = match (blend_depth.unwrap_or(DEFAULT_BLEND_DEPTH), blend_weight) {
+                    (0, Some(_)) => {
                         return Err(input_err(format!(
-                            "engine spec `{spec}`: blend_weight needs blend=DEPTH"
+                            "engine spec `{spec}`: blend_weight with blend=0 (no blend)"
                         )));
                     }
-                    (Some(depth), w) => Some(BlendConfig {
+                    (0, None) => None,
+                    (depth, w) => Some(BlendConfig {
                         depth,
                         weight: w.unwrap_or(BlendConfig::default().weight),
                         ..BlendConfig::default()
@@ -512,11 +517,26 @@ mod tests {
                 time: None,
                 search: MctsConfig::default(),
                 seed: 0,
-                blend: None,
+                blend: Some(BlendConfig::default()),
                 reuse: false,
                 guard: None,
             }
         );
+        assert!(matches!(
+            EngineSpec::parse("mcts:blend=0").unwrap(),
+            EngineSpec::Mcts { blend: None, .. }
+        ));
+        assert!(matches!(
+            EngineSpec::parse("mcts:blend_weight=0.75").unwrap(),
+            EngineSpec::Mcts {
+                blend: Some(BlendConfig {
+                    depth: 1,
+                    weight: 0.75,
+                    ..
+                }),
+                ..
+            }
+        ));
         assert!(matches!(
             EngineSpec::parse("mcts:reuse=true").unwrap(),
             EngineSpec::Mcts { reuse: true, .. }
@@ -597,9 +617,9 @@ mod tests {
             }
         ));
         for bad in [
-            "mcts:ckpt=none,blend=0",
+            "mcts:ckpt=none,blend=9",
             "mcts:ckpt=none,blend=2,blend_weight=1.5",
-            "mcts:ckpt=none,blend_weight=0.5",
+            "mcts:ckpt=none,blend=0,blend_weight=0.5",
             "mcts:ckpt=",
             "mcts:ckpt=none,time=0ms",
             "mcts:ckpt=none,time=soon",

@@ -136,7 +136,9 @@ pub fn telo_mcts(spec: &EngineSpec, pos: &TeloPosition) -> Result<(Option<usize>
     else {
         anyhow::bail!("not an mcts spec");
     };
-    if blend.is_some() {
+    // The default 1-turn blend is for tsivy and dimy; telo has none (and a network
+    // judged by the solver should be its own judge): only another blend is refused.
+    if blend.is_some_and(|b| b != fanorona_search::BlendConfig::default()) {
         return Err(crate::input_err(
             "blend= mixes in the alpha-beta engine, which plays tsivy and dimy only, not telo",
         ));

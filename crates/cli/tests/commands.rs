@@ -1067,6 +1067,11 @@ fn train_rejects_bad_configs_and_oracle_judges_telo() {
     ]);
     assert!(o.status.success(), "{}", stderr(&o));
     assert_eq!(stdout(&o).lines().count(), 2);
+    // The players' default blend is not telo's; another one is refused.
+    let spec = format!("{spec},blend=2");
+    let o = fanorona(&["analyze", "--engine", &spec, "--fen", "3/3/3 w 0 0"]);
+    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+    assert!(stderr(&o).contains("not telo"), "{}", stderr(&o));
     std::fs::remove_dir_all(&root).ok();
 }
 
