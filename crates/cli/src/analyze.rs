@@ -7,7 +7,7 @@ use crate::rules_cmds::{AnyPosition, PositionArgs};
 use anyhow::{Context, Result};
 use clap::{ArgGroup, Args};
 use fanorona_arena::GameRecord;
-use fanorona_rules::notation::{format_turn, parse_turn, split_game};
+use fanorona_rules::notation::{format_turn, parse_game, split_game};
 use fanorona_rules::telo::{TeloPosition, TeloSolution, TeloValue};
 use fanorona_rules::{Color, History, Outcome, PointStyle, Position, RuleOptions, Setup, Variant};
 use fanorona_search::{MATE, MATE_BOUND, Player};
@@ -718,22 +718,22 @@ pub(crate) fn review_game(
     text: &str,
     mut each: impl FnMut(&TurnReview),
 ) -> Result<GameReview> {
+    let (all, _) = parse_game(&start, text).map_err(input_err)?;
     let mut game = History::new(start);
     let mut turns = Vec::new();
     let mut before = analyse_with(player, &game);
-    for (i, tok) in split_game(text).into_iter().enumerate() {
+    for (i, t) in all.iter().enumerate() {
         let pos = *game.position();
         if game.outcome().is_some() {
+            // Over by a rule the position alone does not know (a repetition).
             return Err(input_err(format!(
-                "turn {} `{tok}`: the game is already over in position `{}`",
+                "turn {}: the game is already over in position `{}`",
                 i + 1,
                 pos.fen()
             )));
         }
-        let t =
-            parse_turn(&pos, tok).map_err(|e| input_err(format!("turn {} `{tok}`: {e}", i + 1)))?;
-        let played = format_turn(&pos, &t, PointStyle::Algebraic);
-        game.play_unchecked(&t);
+        let played = format_turn(&pos, t, PointStyle::Algebraic);
+        game.play_unchecked(t);
         let side = pos.side_to_move();
         let (after, played_score) = match game.outcome() {
             Some(o) => {
@@ -881,6 +881,6 @@ mod tests {
             .err()
             .unwrap()
             .to_string();
-        assert!(err.contains("turn 1 `e5e4`"), "{err}");
+        assert!(err.contains("turn 1: ") && err.contains("`e5e4`"), "{err}");
     }
 }

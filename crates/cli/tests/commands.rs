@@ -16,6 +16,15 @@ fn stderr(o: &Output) -> String {
     String::from_utf8_lossy(&o.stderr).into_owned()
 }
 
+/// Every line of a successful command's output, as JSON.
+fn json_lines(o: &Output) -> Vec<serde_json::Value> {
+    assert!(o.status.success(), "{}", stderr(o));
+    stdout(o)
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap_or_else(|e| panic!("{e}: {l}")))
+        .collect()
+}
+
 fn json(o: &Output) -> serde_json::Value {
     assert!(o.status.success(), "{}", stderr(o));
     let line = stdout(o).lines().last().unwrap_or_default().to_string();
@@ -292,11 +301,7 @@ fn bench_json_lines() {
         "--batch",
         "64",
     ]);
-    assert!(o.status.success(), "{}", stderr(&o));
-    let lines: Vec<serde_json::Value> = stdout(&o)
-        .lines()
-        .map(|l| serde_json::from_str(l).unwrap())
-        .collect();
+    let lines = json_lines(&o);
     assert!(lines.len() >= 2);
     for v in lines {
         assert_eq!(v["batch"], 64);
@@ -441,11 +446,7 @@ fn analyze_json_and_files() {
         "--fen-file",
         f.to_str().unwrap(),
     ]);
-    assert!(o.status.success(), "{}", stderr(&o));
-    let lines: Vec<serde_json::Value> = stdout(&o)
-        .lines()
-        .map(|l| serde_json::from_str(l).unwrap())
-        .collect();
+    let lines = json_lines(&o);
     assert_eq!(lines.len(), 3);
     assert_eq!(
         lines[1]["best"], "b2",
@@ -504,11 +505,7 @@ fn analyze_reviews_games() {
         "--line",
         "1",
     ]);
-    assert!(o.status.success(), "{}", stderr(&o));
-    let lines: Vec<serde_json::Value> = stdout(&o)
-        .lines()
-        .map(|l| serde_json::from_str(l).unwrap())
-        .collect();
+    let lines = json_lines(&o);
     assert_eq!(lines.len(), 2, "one turn and the summary");
     assert_eq!(lines[0]["turn"], 1);
     assert_eq!(lines[0]["side"], "white");
@@ -521,8 +518,9 @@ fn analyze_reviews_games() {
     assert_eq!(lines[1]["summary"][0]["blunders"], 0);
     assert_eq!(lines[1]["white"], "a");
     // Every game of a file (blank lines skipped): a line each, then each player's totals.
+    let two = dir.join("two.jsonl");
     std::fs::write(
-        &f,
+        &two,
         format!(
             "{}\n\n{}\n",
             record(r#""d1c1(+2)""#),
@@ -530,21 +528,18 @@ fn analyze_reviews_games() {
         ),
     )
     .unwrap();
+    let two = two.to_str().unwrap();
     let o = fanorona(&[
         "analyze",
         "--engine",
         "ab:depth=2",
         "--json",
         "--record",
-        file,
+        two,
     ]);
-    assert!(o.status.success(), "{}", stderr(&o));
-    let lines: Vec<serde_json::Value> = stdout(&o)
-        .lines()
-        .map(|l| serde_json::from_str(l).unwrap())
-        .collect();
+    let lines = json_lines(&o);
     assert_eq!(lines.len(), 6, "two games of a turn each, and two players");
-    assert_eq!(lines[2]["game"], format!("`{file}`, line 3"));
+    assert_eq!(lines[2]["game"], format!("`{two}`, line 3"));
     assert_eq!(lines[2]["turn"], 1);
     assert_eq!(lines[3]["game"], lines[2]["game"]);
     assert_eq!(lines[3]["result"], "white");
@@ -555,15 +550,6 @@ fn analyze_reviews_games() {
     assert_eq!(lines[4]["turns"], 2);
     assert_eq!(lines[5]["player"], "b");
     assert_eq!(lines[5]["turns"], 0, "Black never moved");
-    std::fs::write(
-        &f,
-        format!(
-            "{}\n{}\nnot json\n",
-            record(r#""d1c1(+2)""#),
-            record(r#""d1d2""#)
-        ),
-    )
-    .unwrap();
     // The same game in notation from standard input, in words.
     let o = fanorona_stdin(
         &[
@@ -585,7 +571,7 @@ fn analyze_reviews_games() {
     );
     // An illegal turn, a line that is not a record, a line that is not there.
     for (line, want) in [
-        ("2", "line 2: turn 1 `d1d2`"),
+        ("2", "line 2: turn 1: illegal turn `d1d2`"),
         ("3", "line 3: not a game record"),
         ("9", "no line 9"),
     ] {
@@ -631,11 +617,7 @@ fn analyze_judges_an_engines_choices() {
         "--fen-file",
         file,
     ]);
-    assert!(o.status.success(), "{}", stderr(&o));
-    let lines: Vec<serde_json::Value> = stdout(&o)
-        .lines()
-        .map(|l| serde_json::from_str(l).unwrap())
-        .collect();
+    let lines = json_lines(&o);
     assert_eq!(lines.len(), 3, "two positions and the totals");
     // The only turn of the first position wins at once.
     assert_eq!(lines[0]["played"], "d1c1(+2)");
@@ -726,11 +708,7 @@ fn mcts_engine_in_analyze_and_play() {
 #[test]
 fn bench_nn_and_mcts_json() {
     let o = fanorona(&["bench", "nn", "--json", "--seconds", "0.1"]);
-    assert!(o.status.success(), "{}", stderr(&o));
-    let lines: Vec<serde_json::Value> = stdout(&o)
-        .lines()
-        .map(|l| serde_json::from_str(l).unwrap())
-        .collect();
+    let lines = json_lines(&o);
     let whats: Vec<(String, u64)> = lines
         .iter()
         .map(|v| {
@@ -782,11 +760,7 @@ fn bench_nn_and_mcts_json() {
     assert!(!o.status.success());
     assert!(stderr(&o).contains("--channels"), "{}", stderr(&o));
     let o = fanorona(&["bench", "mcts", "--json", "--seconds", "0.1"]);
-    assert!(o.status.success(), "{}", stderr(&o));
-    let lines: Vec<serde_json::Value> = stdout(&o)
-        .lines()
-        .map(|l| serde_json::from_str(l).unwrap())
-        .collect();
+    let lines = json_lines(&o);
     assert!(lines.iter().any(|v| v["evaluator"] == "uniform"));
     assert!(lines.iter().any(|v| v["evaluator"] == "network"));
     assert!(
