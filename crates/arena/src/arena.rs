@@ -29,7 +29,8 @@ pub struct GameRecord {
     pub opening: usize,
     /// `white`, `black` or `draw`.
     pub result: String,
-    /// The game in notation (after the opening turn, in the traditional match).
+    /// The game in notation, from `fen` or the start position (in the traditional match
+    /// the opening turn is the first).
     pub turns: Vec<String>,
     /// The key that identifies the game within its pairing.
     pub key: String,
