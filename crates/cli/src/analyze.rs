@@ -3,7 +3,7 @@
 
 use crate::engine::EngineSpec;
 use crate::input_err;
-use crate::rules_cmds::{AnyPosition, PositionArgs};
+use crate::rules_cmds::{AnyPosition, PositionArgs, read_game_file};
 use anyhow::{Context, Result};
 use clap::{ArgGroup, Args};
 use fanorona_arena::GameRecord;
@@ -250,15 +250,7 @@ pub fn analyze(a: AnalyzeArgs) -> Result<()> {
     match &a.fen_file {
         None => run(a.pos.position()?)?.print(a.json),
         Some(f) => {
-            let text = std::fs::read_to_string(f)
-                .map_err(|e| input_err(format!("cannot read FEN file `{f}`: {e}")))?;
-            for (i, line) in text.lines().enumerate() {
-                let line = line.trim();
-                if line.is_empty() || line.starts_with('#') {
-                    continue;
-                }
-                let pos = read_any(line, rules)
-                    .map_err(|e| input_err(format!("{f}, line {}: {e}", i + 1)))?;
+            for (_, pos) in read_fen_file(f, rules)? {
                 run(pos)?.print(a.json);
                 if !a.json {
                     println!();
@@ -269,6 +261,24 @@ pub fn analyze(a: AnalyzeArgs) -> Result<()> {
     Ok(())
 }
 
+/// The positions of a FEN file (one a line, any variant; `#` comments and blank lines
+/// skipped), each with its place in the file (`F, line N`) for messages.
+fn read_fen_file(f: &str, rules: RuleOptions) -> Result<Vec<(String, AnyPosition)>> {
+    let text = std::fs::read_to_string(f)
+        .map_err(|e| input_err(format!("cannot read FEN file `{f}`: {e}")))?;
+    let mut v = Vec::new();
+    for (i, line) in text.lines().enumerate() {
+        let line = line.trim();
+        if line.is_empty() || line.starts_with('#') {
+            continue;
+        }
+        let label = format!("{f}, line {}", i + 1);
+        let pos = read_any(line, rules).map_err(|e| input_err(format!("{label}: {e}")))?;
+        v.push((label, pos));
+    }
+    Ok(v)
+}
+
 /// `analyze --judge`: the engine's choice in each position, reviewed by the judge.
 fn judge_choices(
     a: &AnalyzeArgs,
@@ -276,23 +286,9 @@ fn judge_choices(
     judge: &EngineSpec,
     rules: RuleOptions,
 ) -> Result<()> {
-    let positions: Vec<(String, AnyPosition)> = match &a.fen_file {
+    let positions = match &a.fen_file {
         None => vec![("the position".to_string(), a.pos.position()?)],
-        Some(f) => {
-            let text = std::fs::read_to_string(f)
-                .map_err(|e| input_err(format!("cannot read FEN file `{f}`: {e}")))?;
-            let mut v = Vec::new();
-            for (i, line) in text.lines().enumerate() {
-                let line = line.trim();
-                if line.is_empty() || line.starts_with('#') {
-                    continue;
-                }
-                let label = format!("{f}, line {}", i + 1);
-                let pos = read_any(line, rules).map_err(|e| input_err(format!("{label}: {e}")))?;
-                v.push((label, pos));
-            }
-            v
-        }
+        Some(f) => read_fen_file(f, rules)?,
     };
     // The engine and the judge, made again when the variant changes.
     type Engines = (Variant, Box<dyn Player>, Box<dyn Player>);
@@ -324,9 +320,7 @@ fn judge_choices(
             println!("{label}: {}", turn.fen);
         }
         turn.print(a.json, None);
-        let mut one = review.summary(turn.side);
-        one.first_blunder = None;
-        total.add(&one);
+        total.add(&review.summary(turn.side));
     }
     if a.json {
         let mut v = total.to_json();
@@ -374,15 +368,7 @@ fn games_to_review(a: &AnalyzeArgs, rules: RuleOptions) -> Result<Vec<GameText>>
         ]
     };
     if let Some(f) = &a.game {
-        let text = if f == "-" {
-            let mut s = String::new();
-            std::io::Read::read_to_string(&mut std::io::stdin(), &mut s)
-                .map_err(|e| input_err(format!("reading the game from standard input: {e}")))?;
-            s
-        } else {
-            std::fs::read_to_string(f)
-                .map_err(|e| input_err(format!("cannot read game file `{f}`: {e}")))?
-        };
+        let text = read_game_file(f)?;
         let label = format!("game `{f}`");
         let start = fanorona(a.pos.position()?, &label)?;
         return Ok(vec![GameText {

@@ -231,16 +231,22 @@ pub struct ReplayArgs {
     pub json: bool,
 }
 
+/// The text of a game file, `-` for standard input.
+pub fn read_game_file(f: &str) -> Result<String> {
+    if f == "-" {
+        let mut s = String::new();
+        std::io::Read::read_to_string(&mut std::io::stdin(), &mut s)
+            .context("reading the game from standard input")?;
+        Ok(s)
+    } else {
+        std::fs::read_to_string(f)
+            .map_err(|e| input_err(format!("cannot read game file `{f}`: {e}")))
+    }
+}
+
 pub fn replay(a: ReplayArgs) -> Result<()> {
     let text = match &a.file {
-        Some(f) if f == "-" => {
-            let mut s = String::new();
-            std::io::Read::read_to_string(&mut std::io::stdin(), &mut s)
-                .context("reading the game from standard input")?;
-            s
-        }
-        Some(f) => std::fs::read_to_string(f)
-            .map_err(|e| input_err(format!("cannot read game file `{f}`: {e}")))?,
+        Some(f) => read_game_file(f)?,
         None => a.turns.join(" "),
     };
     let tokens = split_game(&text);
