@@ -33,6 +33,32 @@ use std::time::Duration;
 /// matches (experiments/search7).
 pub const DEFAULT_BLEND_DEPTH: u32 = 1;
 
+/// Whether an `mcts` player mixes a shallow alpha-beta search into its leaf values.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum Blend {
+    /// The spec names none: a [`DEFAULT_BLEND_DEPTH`]-turn search, half the value, on
+    /// the boards alpha-beta plays (tsivy and dimy); none on telo.
+    Default,
+    /// `blend=0`: the network's values alone.
+    Off,
+    /// Named by the spec (`blend=D`, `blend_weight=W`).
+    On(BlendConfig),
+}
+
+impl Blend {
+    /// The blend a player of `variant` searches with.
+    pub fn config(self, variant: Variant) -> Option<BlendConfig> {
+        match self {
+            Blend::Default => (variant != Variant::Telo).then(|| BlendConfig {
+                depth: DEFAULT_BLEND_DEPTH,
+                ..BlendConfig::default()
+            }),
+            Blend::Off => None,
+            Blend::On(b) => Some(b),
+        }
+    }
+}
+
 /// A parsed engine spec.
 #[derive(Clone, Debug, PartialEq)]
 pub enum EngineSpec {
@@ -68,8 +94,8 @@ pub enum EngineSpec {
         /// Seed (tie breaks, Gumbel noise).
         seed: u64,
         /// Leaf values mixed with a shallow alpha-beta search's (`blend=DEPTH`,
-        /// `blend_weight=W`); `None`: the network alone.
-        blend: Option<BlendConfig>,
+        /// `blend_weight=W`; `blend=0`: the network alone).
+        blend: Blend,
         /// Keep the tree from one turn to the next (`reuse=true`; `MctsPlayer::with_reuse`).
         reuse: bool,
         /// Choose only among the turns an alpha-beta search finds sound (`guard=DEPTH`,
@@ -307,15 +333,16 @@ impl EngineSpec {
                     }
                 }
                 // The 1-turn blend is on unless `blend=0` (experiments/search7).
-                let blend = match (blend_depth.unwrap_or(DEFAULT_BLEND_DEPTH), blend_weight) {
-                    (0, Some(_)) => {
+                let blend = match (blend_depth, blend_weight) {
+                    (None, None) => Blend::Default,
+                    (Some(0), Some(_)) => {
                         return Err(input_err(format!(
                             "engine spec `{spec}`: blend_weight with blend=0 (no blend)"
                         )));
                     }
-                    (0, None) => None,
-                    (depth, w) => Some(BlendConfig {
-                        depth,
+                    (Some(0), None) => Blend::Off,
+                    (depth, w) => Blend::On(BlendConfig {
+                        depth: depth.unwrap_or(DEFAULT_BLEND_DEPTH),
                         weight: w.unwrap_or(BlendConfig::default().weight),
                         ..BlendConfig::default()
                     }),
@@ -396,8 +423,8 @@ impl EngineSpec {
                 let player = MctsPlayer::with_budget(eval, cfg, budget, name, *seed)
                     .with_reuse(*reuse)
                     .with_guard(*guard);
-                Box::new(match blend {
-                    Some(b) => player.with_blend(*b),
+                Box::new(match blend.config(variant) {
+                    Some(b) => player.with_blend(b),
                     None => player,
                 })
             }
@@ -517,19 +544,22 @@ mod tests {
                 time: None,
                 search: MctsConfig::default(),
                 seed: 0,
-                blend: Some(BlendConfig::default()),
+                blend: Blend::Default,
                 reuse: false,
                 guard: None,
             }
         );
         assert!(matches!(
             EngineSpec::parse("mcts:blend=0").unwrap(),
-            EngineSpec::Mcts { blend: None, .. }
+            EngineSpec::Mcts {
+                blend: Blend::Off,
+                ..
+            }
         ));
         assert!(matches!(
             EngineSpec::parse("mcts:blend_weight=0.75").unwrap(),
             EngineSpec::Mcts {
-                blend: Some(BlendConfig {
+                blend: Blend::On(BlendConfig {
                     depth: 1,
                     weight: 0.75,
                     ..
@@ -597,7 +627,7 @@ mod tests {
         assert!(matches!(
             EngineSpec::parse("mcts:ckpt=none,blend=2").unwrap(),
             EngineSpec::Mcts {
-                blend: Some(BlendConfig {
+                blend: Blend::On(BlendConfig {
                     depth: 2,
                     weight: 0.5,
                     ..
@@ -608,7 +638,7 @@ mod tests {
         assert!(matches!(
             EngineSpec::parse("mcts:blend=1,blend_weight=0.25").unwrap(),
             EngineSpec::Mcts {
-                blend: Some(BlendConfig {
+                blend: Blend::On(BlendConfig {
                     depth: 1,
                     weight: 0.25,
                     ..

@@ -13,7 +13,7 @@ use axum::http::{StatusCode, header};
 use axum::response::{IntoResponse, Response};
 use axum::routing::{get, post};
 use clap::Args;
-use fanorona_arena::spec::NetSource;
+use fanorona_arena::spec::{Blend, NetSource};
 use fanorona_nn::checkpoint;
 use fanorona_rules::notation::{format_turn, parse_turn};
 use fanorona_rules::telo::{TeloPosition, TeloSolution};
@@ -427,7 +427,7 @@ async fn net(Query(q): Params) -> ApiResult {
             time: None,
             search: Default::default(),
             seed: 0,
-            blend: None,
+            blend: Blend::Off,
             reuse: false,
             guard: None,
         };

@@ -4,6 +4,7 @@ use crate::engine::EngineSpec;
 use crate::input_err;
 use anyhow::Result;
 use clap::Args;
+use fanorona_arena::spec::Blend;
 use fanorona_rules::telo::{TeloPosition, TeloSolution, TeloValue};
 use fanorona_rules::{RuleOptions, Variant};
 use fanorona_search::{Mcts, MctsConfig};
@@ -136,9 +137,8 @@ pub fn telo_mcts(spec: &EngineSpec, pos: &TeloPosition) -> Result<(Option<usize>
     else {
         anyhow::bail!("not an mcts spec");
     };
-    // The default 1-turn blend is for tsivy and dimy; telo has none (and a network
-    // judged by the solver should be its own judge): only another blend is refused.
-    if blend.is_some_and(|b| b != fanorona_search::BlendConfig::default()) {
+    // Telo has no blend by default (`Blend::config`); one named in the spec is refused.
+    if matches!(blend, Blend::On(_)) {
         return Err(crate::input_err(
             "blend= mixes in the alpha-beta engine, which plays tsivy and dimy only, not telo",
         ));
@@ -184,7 +184,7 @@ pub fn oracle(a: OracleArgs) -> Result<()> {
         time: None,
         search: Default::default(),
         seed: 0,
-        blend: None,
+        blend: Blend::Off,
         reuse: false,
         guard: None,
     };
