@@ -1,5 +1,6 @@
 //! Checkpoints: the model, the optimizer state and metadata in one folder, written to a
-//! temporary name and renamed, so that a crash never leaves a half-written checkpoint.
+//! temporary name, flushed to the disk and renamed, so that neither a crash nor a power
+//! loss leaves a half-written checkpoint.
 //!
 //! ```text
 //! checkpoints/<run>/<generation>/
@@ -8,6 +9,7 @@
 //!     optimizer.bpk    the optimizer state (when saved from training)
 //! ```
 
+use crate::durable;
 use crate::net::{Net, NetConfig};
 use burn::optim::ModuleOptimizer;
 use burn::prelude::*;
@@ -203,6 +205,8 @@ pub fn save_with(
     let m = tmp.join("meta.json");
     let text = serde_json::to_string_pretty(meta).expect("metadata serialises");
     std::fs::write(&m, text).map_err(io(&m))?;
+    // On the disk before the rename publishes them (crate::durable).
+    durable::sync_tree(&tmp).map_err(io(&tmp))?;
     // A kill between the two renames leaves `<dir>.old` and a complete `<dir>.tmp`:
     // [`recover`] finishes such a save, and [`resolve`] reads `<dir>.old` meanwhile.
     let old = sibling(dir, "old");
@@ -213,6 +217,8 @@ pub fn save_with(
         std::fs::rename(dir, &old).map_err(io(dir))?;
     }
     std::fs::rename(&tmp, dir).map_err(io(dir))?;
+    let runs = durable::parent(dir);
+    durable::sync_dir(runs).map_err(io(runs))?;
     // The folder replaced, or one left by an earlier save stopped between its renames.
     if old.exists() {
         std::fs::remove_dir_all(&old).map_err(io(&old))?;

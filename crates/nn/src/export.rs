@@ -202,7 +202,9 @@ fn write(path: &Path, bytes: &[u8]) -> Result<PathBuf, ExportError> {
     let name = path.file_name().unwrap_or_default().to_string_lossy();
     let tmp = path.with_file_name(format!(".{name}.tmp"));
     std::fs::write(&tmp, bytes).map_err(io)?;
+    crate::durable::sync_file(&tmp).map_err(io)?;
     std::fs::rename(&tmp, path).map_err(io)?;
+    crate::durable::sync_dir(crate::durable::parent(path)).map_err(io)?;
     Ok(path.to_path_buf())
 }
 

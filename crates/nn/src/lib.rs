@@ -7,6 +7,7 @@
 #![warn(missing_docs)]
 
 pub mod checkpoint;
+mod durable;
 mod evaluator;
 pub mod export;
 mod net;
