@@ -87,8 +87,9 @@ pub enum EngineSpec {
         /// `solver=true` (`MctsConfig::solver`), `minimax=ALPHA`
         /// (`MctsConfig::minimax_weight`: 0.5 unless named; `minimax=0` searches on the
         /// mean alone, as every `mcts:` player did before 2026-11-26), `c_puct=`, `fpu=`
-        /// (`fpu_reduction`), `ptemp=` (`policy_temperature`: 3 unless named), `batch=` (leaves per
-        /// network call); the rest as
+        /// (`fpu_reduction`), `ptemp=` (`policy_temperature`: 3 unless named), `contempt=`
+        /// (`MctsConfig::contempt`: 0 unless named), `batch=` (leaves per network call); the
+        /// rest as
         /// `MctsConfig::default()`.
         search: MctsConfig,
         /// Seed (tie breaks, Gumbel noise).
@@ -285,6 +286,13 @@ impl EngineSpec {
                                 .ok()
                                 .filter(|t: &f32| MctsConfig::POLICY_TEMPERATURES.contains(t))
                                 .ok_or_else(|| bad(k, v, "a policy temperature from 0.1 to 10"))?
+                        }
+                        "contempt" => {
+                            search.contempt = v
+                                .parse()
+                                .ok()
+                                .filter(|c: &f32| MctsConfig::CONTEMPTS.contains(c))
+                                .ok_or_else(|| bad(k, v, "a draw's cost from -0.9 to 0.9"))?
                         }
                         "batch" => {
                             search.batch = v
@@ -598,6 +606,8 @@ mod tests {
             "mcts:guard_margin=10",
             "mcts:guard=4,guard_margin=-1",
             "mcts:minimax=1.5",
+            "mcts:contempt=1",
+            "mcts:contempt=x",
             "mcts:minimax=x",
         ] {
             let e = EngineSpec::parse(bad).unwrap_err().to_string();
@@ -605,7 +615,7 @@ mod tests {
         }
         assert!(matches!(
             EngineSpec::parse(
-                "mcts:c_puct=1,fpu=0.5,batch=1,free_chains=true,pass_forced=true,solver=true,minimax=0.25,ptemp=1.5"
+                "mcts:c_puct=1,fpu=0.5,batch=1,free_chains=true,pass_forced=true,solver=true,minimax=0.25,ptemp=1.5,contempt=0.2"
             )
             .unwrap(),
             EngineSpec::Mcts {
@@ -618,6 +628,7 @@ mod tests {
                     solver: true,
                     minimax_weight: 0.25,
                     policy_temperature: 1.5,
+                    contempt: 0.2,
                     gumbel: None,
                     ..
                 },

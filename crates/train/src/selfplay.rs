@@ -166,6 +166,8 @@ fn mcts_config(cfg: &TrainConfig) -> MctsConfig {
         // 1 unless the config says otherwise: the players' default (3) was measured in
         // play with fixed networks, not as a self-play setting.
         policy_temperature: s.policy_temperature,
+        // Both sides of a self-play game are the same player: no contempt.
+        contempt: 0.0,
     }
 }
 
