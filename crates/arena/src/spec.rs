@@ -335,7 +335,7 @@ impl EngineSpec {
                         }
                         _ => {
                             return Err(input_err(format!(
-                                "engine spec `{spec}`: unknown option `{k}` (mcts knows ckpt, sims, time, gumbel, seed, blend, blend_weight, guard, guard_margin, free_chains, pass_forced, solver, minimax, reuse, c_puct, fpu, ptemp, batch)"
+                                "engine spec `{spec}`: unknown option `{k}` (mcts knows ckpt, sims, time, gumbel, seed, blend, blend_weight, guard, guard_margin, free_chains, pass_forced, solver, minimax, reuse, c_puct, fpu, ptemp, contempt, batch)"
                             )));
                         }
                     }
