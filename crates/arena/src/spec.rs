@@ -1,7 +1,7 @@
 //! Player specs: `ab:depth=8`, `ab:time=1s`, `ab:nodes=100000,hash=64`, `random`,
 //! `random:seed=3`, `mcts:ckpt=DIR,sims=400` (`ckpt=none`: a fresh network; no `ckpt`:
 //! the release network of the variant), `mcts:ckpt=DIR,time=200ms` (a time per turn, as
-//! `ab:time=`; leaf values half the network's, half a 1-turn alpha-beta search's unless
+//! `ab:time=`; leaf values half the network's, half a 3-turn alpha-beta search's unless
 //! `blend=0`: `blend=D` searches D turns, `blend_weight=W` sets the search's share),
 //! `mcts:guard=4` (only turns a 4-turn alpha-beta search scores within `guard_margin=`
 //! hundredths of a piece of the best, default 50). One parser,
@@ -28,10 +28,11 @@ use fanorona_search::{
 use std::time::Duration;
 
 /// The depth in turns of the alpha-beta search mixed into an `mcts` player's leaf values
-/// when its spec does not say (`blend=0`: the network's values alone). It halved the
-/// release tsivy network's blunders and gained 1 to 4 points in each of four book
-/// matches (experiments/search7).
-pub const DEFAULT_BLEND_DEPTH: u32 = 1;
+/// when its spec does not say (`blend=0`: the network's values alone). At 1 it halved the
+/// release tsivy network's blunders (experiments/search7); at 3 the tsivy network scores
+/// 8.5 points more than at 1 against `ab:depth=6` at 400 simulations, and the same at
+/// equal time (experiments/search8).
+pub const DEFAULT_BLEND_DEPTH: u32 = 3;
 
 /// Whether an `mcts` player mixes a shallow alpha-beta search into its leaf values.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -340,7 +341,7 @@ impl EngineSpec {
                         }
                     }
                 }
-                // The 1-turn blend is on unless `blend=0` (experiments/search7).
+                // The blend is on unless `blend=0` (experiments/search7, search8).
                 let blend = match (blend_depth, blend_weight) {
                     (None, None) => Blend::Default,
                     (Some(0), Some(_)) => {
@@ -568,7 +569,7 @@ mod tests {
             EngineSpec::parse("mcts:blend_weight=0.75").unwrap(),
             EngineSpec::Mcts {
                 blend: Blend::On(BlendConfig {
-                    depth: 1,
+                    depth: DEFAULT_BLEND_DEPTH,
                     weight: 0.75,
                     ..
                 }),
