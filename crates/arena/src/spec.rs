@@ -2,7 +2,8 @@
 //! `random:seed=3`, `mcts:ckpt=DIR,sims=400` (`ckpt=none`: a fresh network; no `ckpt`:
 //! the release network of the variant), `mcts:ckpt=DIR,time=200ms` (a time per turn, as
 //! `ab:time=`; leaf values half the network's, half a 3-turn alpha-beta search's unless
-//! `blend=0`: `blend=D` searches D turns, `blend_weight=W` sets the search's share),
+//! `blend=0`: `blend=D` searches D turns, `blend_weight=W` sets the search's share,
+//! `blend_scale=S` the score in hundredths of a piece that counts as a 73 % win),
 //! `mcts:guard=4` (only turns a 4-turn alpha-beta search scores within `guard_margin=`
 //! hundredths of a piece of the best, default 50). One parser,
 //! used by the arena and by every command that names an engine.
@@ -216,6 +217,7 @@ impl EngineSpec {
                 let mut seed = 0;
                 let mut blend_depth = None;
                 let mut blend_weight = None;
+                let mut blend_scale = None;
                 let mut reuse = false;
                 let mut guard_depth = None;
                 let mut guard_margin = None;
@@ -334,26 +336,36 @@ impl EngineSpec {
                                     .ok_or_else(|| bad(k, v, "a weight from 0 to 1"))?,
                             )
                         }
+                        "blend_scale" => {
+                            blend_scale = Some(
+                                v.parse()
+                                    .ok()
+                                    .filter(|s: &f32| (1.0..=100_000.0).contains(s))
+                                    .ok_or_else(|| {
+                                        bad(k, v, "hundredths of a piece, 1 to 100000")
+                                    })?,
+                            )
+                        }
                         _ => {
                             return Err(input_err(format!(
-                                "engine spec `{spec}`: unknown option `{k}` (mcts knows ckpt, sims, time, gumbel, seed, blend, blend_weight, guard, guard_margin, free_chains, pass_forced, solver, minimax, reuse, c_puct, fpu, ptemp, contempt, batch)"
+                                "engine spec `{spec}`: unknown option `{k}` (mcts knows ckpt, sims, time, gumbel, seed, blend, blend_weight, blend_scale, guard, guard_margin, free_chains, pass_forced, solver, minimax, reuse, c_puct, fpu, ptemp, contempt, batch)"
                             )));
                         }
                     }
                 }
                 // The blend is on unless `blend=0` (experiments/search7, search8).
-                let blend = match (blend_depth, blend_weight) {
-                    (None, None) => Blend::Default,
-                    (Some(0), Some(_)) => {
+                let blend = match (blend_depth, blend_weight, blend_scale) {
+                    (None, None, None) => Blend::Default,
+                    (Some(0), None, None) => Blend::Off,
+                    (Some(0), _, _) => {
                         return Err(input_err(format!(
-                            "engine spec `{spec}`: blend_weight with blend=0 (no blend)"
+                            "engine spec `{spec}`: blend_weight or blend_scale with blend=0 (no blend)"
                         )));
                     }
-                    (Some(0), None) => Blend::Off,
-                    (depth, w) => Blend::On(BlendConfig {
+                    (depth, w, scale) => Blend::On(BlendConfig {
                         depth: depth.unwrap_or(DEFAULT_BLEND_DEPTH),
                         weight: w.unwrap_or(BlendConfig::default().weight),
-                        ..BlendConfig::default()
+                        scale: scale.unwrap_or(BlendConfig::default().scale),
                     }),
                 };
                 let guard = match (guard_depth, guard_margin) {
@@ -658,7 +670,20 @@ mod tests {
                 ..
             }
         ));
+        assert!(matches!(
+            EngineSpec::parse("mcts:blend_scale=250").unwrap(),
+            EngineSpec::Mcts {
+                blend: Blend::On(BlendConfig {
+                    depth: DEFAULT_BLEND_DEPTH,
+                    weight: 0.5,
+                    scale: 250.0,
+                }),
+                ..
+            }
+        ));
         for bad in [
+            "mcts:blend_scale=0",
+            "mcts:blend=0,blend_scale=100",
             "mcts:ckpt=none,blend=9",
             "mcts:ckpt=none,blend=2,blend_weight=1.5",
             "mcts:ckpt=none,blend=0,blend_weight=0.5",
