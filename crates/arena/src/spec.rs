@@ -5,7 +5,8 @@
 //! `blend=0`: `blend=D` searches D turns, `blend_weight=W` sets the search's share,
 //! `blend_scale=S` the score in hundredths of a piece that counts as a 73 % win),
 //! `mcts:guard=4` (only turns a 4-turn alpha-beta search scores within `guard_margin=`
-//! hundredths of a piece of the best, default 50). One parser,
+//! hundredths of a piece of the best, default 50; without `guard=`, 6 turns on tsivy and 8
+//! on dimy; `guard=0`: every turn). One parser,
 //! used by the arena and by every command that names an engine.
 
 /// A spec that cannot be used, with the reason (naming the spec).
@@ -61,6 +62,45 @@ impl Blend {
     }
 }
 
+/// The depth in turns of the tactical guard of an `mcts` player when its spec does not
+/// say (`guard=0`: none): the turns a search this deep scores more than half a piece below
+/// the best are never chosen. Alpha-beta plays tsivy and dimy only: telo has none.
+/// At equal time a guard gains more than any other change of the search
+/// (experiments/guard1, experiments/search9), and it costs little: about 2 ms a turn at
+/// depth 6 on tsivy, less at depth 8 on dimy.
+pub fn default_guard_depth(variant: Variant) -> Option<u32> {
+    match variant {
+        Variant::Tsivy => Some(6),
+        Variant::Dimy => Some(8),
+        Variant::Telo => None,
+    }
+}
+
+/// Whether an `mcts` player chooses only among the turns an alpha-beta search finds sound.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Guard {
+    /// The spec names none: [`default_guard_depth`], the default margin.
+    Default,
+    /// `guard=0`: every legal turn.
+    Off,
+    /// Named by the spec (`guard=D`, `guard_margin=M`).
+    On(GuardConfig),
+}
+
+impl Guard {
+    /// The guard a player of `variant` chooses with.
+    pub fn config(self, variant: Variant) -> Option<GuardConfig> {
+        match self {
+            Guard::Default => default_guard_depth(variant).map(|depth| GuardConfig {
+                depth,
+                ..GuardConfig::default()
+            }),
+            Guard::Off => None,
+            Guard::On(g) => Some(g),
+        }
+    }
+}
+
 /// A parsed engine spec.
 #[derive(Clone, Debug, PartialEq)]
 pub enum EngineSpec {
@@ -102,8 +142,8 @@ pub enum EngineSpec {
         /// Keep the tree from one turn to the next (`reuse=true`; `MctsPlayer::with_reuse`).
         reuse: bool,
         /// Choose only among the turns an alpha-beta search finds sound (`guard=DEPTH`,
-        /// `guard_margin=M`; `MctsPlayer::with_guard`); `None`: every legal turn.
-        guard: Option<GuardConfig>,
+        /// `guard_margin=M`; `MctsPlayer::with_guard`); `guard=0`: every legal turn.
+        guard: Guard,
     },
 }
 
@@ -314,8 +354,10 @@ impl EngineSpec {
                             guard_depth = Some(
                                 v.parse()
                                     .ok()
-                                    .filter(|d| (2..=12).contains(d))
-                                    .ok_or_else(|| bad(k, v, "an alpha-beta depth of 2 to 12"))?,
+                                    .filter(|d| *d == 0 || (2..=12).contains(d))
+                                    .ok_or_else(|| {
+                                        bad(k, v, "an alpha-beta depth of 2 to 12, or 0 (off)")
+                                    })?,
                             )
                         }
                         "guard_margin" => {
@@ -368,14 +410,16 @@ impl EngineSpec {
                         scale: scale.unwrap_or(BlendConfig::default().scale),
                     }),
                 };
+                // The guard is on unless `guard=0` (experiments/guard1, search9).
                 let guard = match (guard_depth, guard_margin) {
-                    (None, None) => None,
-                    (None, Some(_)) => {
+                    (None, None) => Guard::Default,
+                    (Some(0), None) => Guard::Off,
+                    (None | Some(0), Some(_)) => {
                         return Err(input_err(format!(
-                            "engine spec `{spec}`: guard_margin needs guard=DEPTH"
+                            "engine spec `{spec}`: guard_margin needs guard=DEPTH (2 to 12)"
                         )));
                     }
-                    (Some(depth), m) => Some(GuardConfig {
+                    (Some(depth), m) => Guard::On(GuardConfig {
                         depth,
                         margin: m.unwrap_or(GuardConfig::default().margin),
                     }),
@@ -443,7 +487,7 @@ impl EngineSpec {
                 };
                 let player = MctsPlayer::with_budget(eval, cfg, budget, name, *seed)
                     .with_reuse(*reuse)
-                    .with_guard(*guard);
+                    .with_guard(guard.config(variant));
                 Box::new(match blend.config(variant) {
                     Some(b) => player.with_blend(b),
                     None => player,
@@ -567,7 +611,7 @@ mod tests {
                 seed: 0,
                 blend: Blend::Default,
                 reuse: false,
-                guard: None,
+                guard: Guard::Default,
             }
         );
         assert!(matches!(
@@ -594,9 +638,29 @@ mod tests {
         ));
         assert!(EngineSpec::parse("mcts:reuse=yes").is_err());
         assert!(matches!(
+            EngineSpec::parse("mcts:guard=0").unwrap(),
+            EngineSpec::Mcts {
+                guard: Guard::Off,
+                ..
+            }
+        ));
+        assert_eq!(
+            Guard::Default.config(Variant::Tsivy),
+            Some(GuardConfig {
+                depth: 6,
+                margin: 50
+            })
+        );
+        assert_eq!(
+            Guard::Default.config(Variant::Dimy).map(|g| g.depth),
+            Some(8)
+        );
+        assert_eq!(Guard::Default.config(Variant::Telo), None);
+        assert_eq!(Guard::Off.config(Variant::Tsivy), None);
+        assert!(matches!(
             EngineSpec::parse("mcts:guard=4").unwrap(),
             EngineSpec::Mcts {
-                guard: Some(GuardConfig {
+                guard: Guard::On(GuardConfig {
                     depth: 4,
                     margin: 50
                 }),
@@ -606,7 +670,7 @@ mod tests {
         assert!(matches!(
             EngineSpec::parse("mcts:guard=3,guard_margin=0").unwrap(),
             EngineSpec::Mcts {
-                guard: Some(GuardConfig {
+                guard: Guard::On(GuardConfig {
                     depth: 3,
                     margin: 0
                 }),
@@ -617,6 +681,7 @@ mod tests {
             "mcts:guard=1",
             "mcts:guard=x",
             "mcts:guard_margin=10",
+            "mcts:guard=0,guard_margin=10",
             "mcts:guard=4,guard_margin=-1",
             "mcts:minimax=1.5",
             "mcts:contempt=1",

@@ -13,7 +13,7 @@ use axum::http::{StatusCode, header};
 use axum::response::{IntoResponse, Response};
 use axum::routing::{get, post};
 use clap::Args;
-use fanorona_arena::spec::{Blend, NetSource};
+use fanorona_arena::spec::{Blend, Guard, NetSource};
 use fanorona_nn::checkpoint;
 use fanorona_rules::notation::{format_turn, parse_turn};
 use fanorona_rules::telo::{TeloPosition, TeloSolution};
@@ -429,7 +429,7 @@ async fn net(Query(q): Params) -> ApiResult {
             seed: 0,
             blend: Blend::Off,
             reuse: false,
-            guard: None,
+            guard: Guard::Off,
         };
         fn evaluate<G: fanorona_sim::Encode>(
             g: &G,

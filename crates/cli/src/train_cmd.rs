@@ -4,7 +4,7 @@ use crate::engine::EngineSpec;
 use crate::input_err;
 use anyhow::Result;
 use clap::Args;
-use fanorona_arena::spec::Blend;
+use fanorona_arena::spec::{Blend, Guard};
 use fanorona_rules::telo::{TeloPosition, TeloSolution, TeloValue};
 use fanorona_rules::{RuleOptions, Variant};
 use fanorona_search::{Mcts, MctsConfig};
@@ -132,6 +132,7 @@ pub fn telo_mcts(spec: &EngineSpec, pos: &TeloPosition) -> Result<(Option<usize>
         search,
         seed,
         blend,
+        guard,
         ..
     } = spec
     else {
@@ -141,6 +142,11 @@ pub fn telo_mcts(spec: &EngineSpec, pos: &TeloPosition) -> Result<(Option<usize>
     if matches!(blend, Blend::On(_)) {
         return Err(crate::input_err(
             "blend= mixes in the alpha-beta engine, which plays tsivy and dimy only, not telo",
+        ));
+    }
+    if matches!(guard, Guard::On(_)) {
+        return Err(crate::input_err(
+            "guard= judges turns with the alpha-beta engine, which plays tsivy and dimy only, not telo",
         ));
     }
     let mut eval = crate::engine::evaluator(spec, Variant::Telo)?;
@@ -186,7 +192,7 @@ pub fn oracle(a: OracleArgs) -> Result<()> {
         seed: 0,
         blend: Blend::Off,
         reuse: false,
-        guard: None,
+        guard: Guard::Off,
     };
     // Fail early, with the checkpoint's own error, if it is not a telo network.
     let mut eval = crate::engine::evaluator(&spec, Variant::Telo)?;

@@ -31,6 +31,11 @@ const TIMED_CHUNK: u32 = 16;
 /// The least a decision searches, even when its time is spent.
 const MIN_SIMS: u32 = 8;
 
+/// The most of a timed turn the guard may spend deepening its judgement (its 2-turn pass
+/// always completes): the rest is the network's. At 50 ms a turn a fixed 8-turn tsivy
+/// guard took 64 ms a turn on average (experiments/search9).
+pub const GUARD_TIME_SHARE: f64 = 0.5;
+
 /// Plays Fanorona turns with MCTS guided by the network: every step of a turn (and the
 /// choice to end a chain) is a search; the tree is reused between the steps of one turn,
 /// and with [`MctsPlayer::with_reuse`] from one turn to the next.
@@ -120,12 +125,20 @@ impl MctsPlayer {
         self.seed = self.seed.wrapping_add(1);
         let start = Instant::now();
         let tree = Mcts::new(*pos, self.cfg, self.seed);
-        let sound = self
-            .guard
-            .as_mut()
-            .map(|g| g.sound_turns(&History::new(*pos)));
+        let sound = self.guard_turns(&History::new(*pos), start);
         let (a, v, _, _) = self.search_turn(tree, sound.as_deref(), start);
         (a, v)
+    }
+
+    /// The guard's sound turns of `game`'s position (`None`: no guard). On a clock the
+    /// guard judges as deep as [`GUARD_TIME_SHARE`] of the turn's time allows, up to its
+    /// depth; without one, at its depth.
+    fn guard_turns(&mut self, game: &History, started: Instant) -> Option<Vec<Vec<usize>>> {
+        let g = self.guard.as_mut()?;
+        Some(match self.budget.time {
+            Some(t) => g.sound_turns_until(game, started + t.mul_f64(GUARD_TIME_SHARE)),
+            None => g.sound_turns(game),
+        })
     }
 
     /// The tree to search `game`'s position with: the kept one, moved on through the
@@ -239,7 +252,7 @@ impl Player for MctsPlayer {
             self.seed = self.seed.wrapping_add(1);
             Mcts::new(pos, self.cfg, self.seed)
         };
-        let sound = self.guard.as_mut().map(|g| g.sound_turns(game));
+        let sound = self.guard_turns(game, start);
         let (actions, value, sims, tree) = self.search_turn(tree, sound.as_deref(), start);
         if self.reuse {
             self.tree = Some(tree);

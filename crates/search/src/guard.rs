@@ -12,6 +12,7 @@ use crate::ab::{AbConfig, AlphaBeta, Limits, MATE};
 use fanorona_rules::game::action_index;
 use fanorona_rules::{History, Outcome, TurnMode};
 use std::collections::HashMap;
+use std::time::Instant;
 
 /// Settings of [`TurnGuard`].
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -73,12 +74,25 @@ impl TurnGuard {
     /// order [`fanorona_rules::Position::turn_actions`] plays them. Turns that reach the
     /// same position (different paths of one capture) share one search.
     pub fn score_turns(&mut self, game: &History) -> Vec<(Vec<usize>, i32)> {
+        let depth = self.cfg.depth;
+        self.score_turns_to(game, depth, None)
+            .expect("a pass without a deadline always completes")
+    }
+
+    /// [`TurnGuard::score_turns`] at `depth` turns; `None` when `deadline` passed before
+    /// every turn was scored (a pass cut short judges some turns less deeply than others).
+    fn score_turns_to(
+        &mut self,
+        game: &History,
+        depth: u32,
+        deadline: Option<Instant>,
+    ) -> Option<Vec<(Vec<usize>, i32)>> {
         let pos = *game.position();
         let n = pos.variant().points();
         let mut scored: HashMap<u64, i32> = HashMap::new();
         let mut out = Vec::new();
-        let limits = Limits {
-            depth: Some(self.cfg.depth.saturating_sub(1).max(1)),
+        let mut limits = Limits {
+            depth: Some(depth.saturating_sub(1).max(1)),
             ..Limits::default()
         };
         // One copy of the game, each turn played and taken back on it.
@@ -93,7 +107,20 @@ impl TurnGuard {
                         Some(Outcome::Win(c)) if c == pos.side_to_move() => MATE - 1,
                         Some(Outcome::Win(_)) => -(MATE - 1),
                         Some(Outcome::Draw) => 0,
-                        None => -self.ab.search(&after, &limits).score,
+                        None => {
+                            if let Some(d) = deadline {
+                                let left = d.saturating_duration_since(Instant::now());
+                                if left.is_zero() {
+                                    return None;
+                                }
+                                limits.time = Some(left);
+                            }
+                            let s = -self.ab.search(&after, &limits).score;
+                            if deadline.is_some_and(|d| Instant::now() >= d) {
+                                return None;
+                            }
+                            s
+                        }
                     };
                     scored.insert(key, s);
                     s
@@ -107,13 +134,36 @@ impl TurnGuard {
                 .collect();
             out.push((actions, score));
         }
-        out
+        Some(out)
     }
 
     /// The turns of `game`'s position within the margin of the best (at least one, unless
     /// there is no legal turn), as step-level action indices.
     pub fn sound_turns(&mut self, game: &History) -> Vec<Vec<usize>> {
         let scored = self.score_turns(game);
+        self.within_margin(scored)
+    }
+
+    /// [`TurnGuard::sound_turns`] judged as deep as `deadline` allows: passes of 2, 3, ...
+    /// up to the configured depth turns, the deepest completed pass deciding (the first,
+    /// at 2 turns, always completes, so a short budget still gets a judgement; the
+    /// transposition table carries each pass into the next). For a player on a clock,
+    /// whose guard must not take the turn's whole time.
+    pub fn sound_turns_until(&mut self, game: &History, deadline: Instant) -> Vec<Vec<usize>> {
+        let mut scored = self
+            .score_turns_to(game, 2.min(self.cfg.depth), None)
+            .expect("a pass without a deadline always completes");
+        for depth in 3..=self.cfg.depth {
+            match self.score_turns_to(game, depth, Some(deadline)) {
+                Some(s) => scored = s,
+                None => break,
+            }
+        }
+        self.within_margin(scored)
+    }
+
+    /// The turns of `scored` within the margin of the best.
+    fn within_margin(&self, scored: Vec<(Vec<usize>, i32)>) -> Vec<Vec<usize>> {
         let Some(best) = scored.iter().map(|&(_, s)| s).max() else {
             return Vec::new();
         };
@@ -180,6 +230,29 @@ mod tests {
             margin: 100_000,
         });
         assert_eq!(wide.sound_turns(&game).len(), scored.len());
+    }
+
+    #[test]
+    fn a_guard_on_a_clock_judges_as_deep_as_its_time_allows() {
+        let fen = "BBBB1/B1B2/BW1B1/WBW2/WWWW1 w 0 4";
+        let pos = Position::from_fen(fen, RuleOptions::default()).unwrap();
+        let game = History::new(pos);
+        let cfg = |depth| GuardConfig { depth, margin: 0 };
+        let sorted = |mut v: Vec<Vec<usize>>| {
+            v.sort();
+            v
+        };
+        let at2 = sorted(TurnGuard::new(cfg(2)).sound_turns(&game));
+        let at4 = sorted(TurnGuard::new(cfg(4)).sound_turns(&game));
+        // No time: the 2-turn pass alone, which always completes.
+        let past = Instant::now();
+        let hurried = sorted(TurnGuard::new(cfg(4)).sound_turns_until(&game, past));
+        assert_eq!(hurried, at2);
+        assert_ne!(at2, at4, "the position should tell the depths apart");
+        // Time to spare: the full depth.
+        let later = Instant::now() + std::time::Duration::from_secs(600);
+        let patient = sorted(TurnGuard::new(cfg(4)).sound_turns_until(&game, later));
+        assert_eq!(patient, at4);
     }
 
     #[test]
