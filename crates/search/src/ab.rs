@@ -11,7 +11,8 @@ use std::time::{Duration, Instant};
 
 /// Score of a win found at the root: a win in `n` turns scores `MATE - n`.
 pub const MATE: i32 = 1_000_000;
-const INF: i32 = MATE + 1;
+/// Beyond every score: the open window's bound.
+pub(crate) const INF: i32 = MATE + 1;
 /// Scores beyond this are forced wins or losses.
 pub const MATE_BOUND: i32 = MATE - 10_000;
 
@@ -140,6 +141,35 @@ impl AlphaBeta {
     pub fn search_position(&mut self, pos: &Position, limits: &Limits) -> SearchResult {
         self.path.clear();
         self.search_root(pos, limits)
+    }
+
+    /// One search of the current position of `game` to `depth` turns within the window
+    /// (`alpha`, `beta`), without iterative deepening (the table's moves from earlier
+    /// searches order it): a score at most `alpha` is an upper bound of the position's
+    /// value, at least `beta` a lower bound, between them exact (fail-soft). With
+    /// `alpha + 1 == beta` it answers "is the value above `alpha`?" far faster than an
+    /// exact search. `None` when `deadline` passed first.
+    pub fn search_window(
+        &mut self,
+        game: &History,
+        depth: u32,
+        alpha: i32,
+        beta: i32,
+        deadline: Option<Instant>,
+    ) -> Option<i32> {
+        self.path.clear();
+        for i in 0..game.turns().len() {
+            self.path.push(game.position_at(i).hash());
+        }
+        self.tt.new_search();
+        self.nodes = 0;
+        self.stopped = false;
+        self.node_limit = u64::MAX;
+        self.deadline = deadline;
+        let root = game.position();
+        let depth = depth.clamp(1, MAX_PLY as u32 - 16) as i32;
+        let score = self.negamax(root, depth, 0, alpha.max(-INF), beta.min(INF));
+        (!self.stopped).then_some(score)
     }
 
     fn search_root(&mut self, root: &Position, limits: &Limits) -> SearchResult {
