@@ -5,8 +5,9 @@
 //! `blend=0`: `blend=D` searches D turns, `blend_weight=W` sets the search's share,
 //! `blend_scale=S` the score in hundredths of a piece that counts as a 73 % win),
 //! `mcts:guard=4` (only turns a 4-turn alpha-beta search scores within `guard_margin=`
-//! hundredths of a piece of the best, default 50; without `guard=`, 6 turns on tsivy and 8
-//! on dimy; `guard=0`: every turn). One parser,
+//! hundredths of a piece of the best, default 50; without `guard=`, [`default_guard`]:
+//! on a clock the best turns only, as deep as the time allows; otherwise 6 turns on tsivy
+//! and 8 on dimy; `guard=0`: every turn). One parser,
 //! used by the arena and by every command that names an engine.
 
 /// A spec that cannot be used, with the reason (naming the spec).
@@ -62,24 +63,42 @@ impl Blend {
     }
 }
 
-/// The depth in turns of the tactical guard of an `mcts` player when its spec does not
-/// say (`guard=0`: none): the turns a search this deep scores more than half a piece below
-/// the best are never chosen. Alpha-beta plays tsivy and dimy only: telo has none.
-/// At equal time a guard gains more than any other change of the search
-/// (experiments/guard1, experiments/search9), and it costs little: about 2 ms a turn at
-/// depth 6 on tsivy, less at depth 8 on dimy.
-pub fn default_guard_depth(variant: Variant) -> Option<u32> {
-    match variant {
-        Variant::Tsivy => Some(6),
-        Variant::Dimy => Some(8),
-        Variant::Telo => None,
-    }
+/// The deepest guard a spec may name (`guard=12`), and the default guard's limit on a
+/// clock, where the time decides how deep it judges.
+pub const MAX_GUARD_DEPTH: u32 = 12;
+
+/// The tactical guard of an `mcts` player whose spec names none (`guard=0`: none):
+/// the turns an alpha-beta search scores more than `margin` below the best are never
+/// chosen. Alpha-beta plays tsivy and dimy only: telo has none. At equal time a guard
+/// gains more than any other change of the search (experiments/guard1, search9,
+/// search10).
+///
+/// - On a clock (`timed`): as deep as its share of the turn's time allows, up to
+///   [`MAX_GUARD_DEPTH`], and only the turns it scores best (margin 0): the network
+///   breaks ties. In search10 at 50 ms a turn this scored 8.5 points more on tsivy than
+///   letting the network choose within half a piece.
+/// - At a fixed number of simulations: 6 turns deep on tsivy (about 7 ms a turn), 8 on
+///   dimy (about 1 ms), within half a piece of the best: with 400 simulations the
+///   network's choice among the sound turns is worth more than alpha-beta's.
+pub fn default_guard(variant: Variant, timed: bool) -> Option<GuardConfig> {
+    let depth = match variant {
+        Variant::Telo => return None,
+        _ if timed => MAX_GUARD_DEPTH,
+        Variant::Tsivy => 6,
+        Variant::Dimy => 8,
+    };
+    let margin = if timed {
+        0
+    } else {
+        GuardConfig::default().margin
+    };
+    Some(GuardConfig { depth, margin })
 }
 
 /// Whether an `mcts` player chooses only among the turns an alpha-beta search finds sound.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Guard {
-    /// The spec names none: [`default_guard_depth`], the default margin.
+    /// The spec names none: [`default_guard`] (on a clock or not).
     Default,
     /// `guard=0`: every legal turn.
     Off,
@@ -88,13 +107,10 @@ pub enum Guard {
 }
 
 impl Guard {
-    /// The guard a player of `variant` chooses with.
-    pub fn config(self, variant: Variant) -> Option<GuardConfig> {
+    /// The guard a player of `variant` chooses with, on a clock or not (`timed`).
+    pub fn config(self, variant: Variant, timed: bool) -> Option<GuardConfig> {
         match self {
-            Guard::Default => default_guard_depth(variant).map(|depth| GuardConfig {
-                depth,
-                ..GuardConfig::default()
-            }),
+            Guard::Default => default_guard(variant, timed),
             Guard::Off => None,
             Guard::On(g) => Some(g),
         }
@@ -354,7 +370,7 @@ impl EngineSpec {
                             guard_depth = Some(
                                 v.parse()
                                     .ok()
-                                    .filter(|d| *d == 0 || (2..=12).contains(d))
+                                    .filter(|d| *d == 0 || (2..=MAX_GUARD_DEPTH).contains(d))
                                     .ok_or_else(|| {
                                         bad(k, v, "an alpha-beta depth of 2 to 12, or 0 (off)")
                                     })?,
@@ -487,7 +503,7 @@ impl EngineSpec {
                 };
                 let player = MctsPlayer::with_budget(eval, cfg, budget, name, *seed)
                     .with_reuse(*reuse)
-                    .with_guard(guard.config(variant));
+                    .with_guard(guard.config(variant, time.is_some()));
                 Box::new(match blend.config(variant) {
                     Some(b) => player.with_blend(b),
                     None => player,
@@ -645,18 +661,27 @@ mod tests {
             }
         ));
         assert_eq!(
-            Guard::Default.config(Variant::Tsivy),
+            Guard::Default.config(Variant::Tsivy, false),
             Some(GuardConfig {
                 depth: 6,
                 margin: 50
             })
         );
         assert_eq!(
-            Guard::Default.config(Variant::Dimy).map(|g| g.depth),
+            Guard::Default.config(Variant::Dimy, false).map(|g| g.depth),
             Some(8)
         );
-        assert_eq!(Guard::Default.config(Variant::Telo), None);
-        assert_eq!(Guard::Off.config(Variant::Tsivy), None);
+        for v in [Variant::Tsivy, Variant::Dimy] {
+            assert_eq!(
+                Guard::Default.config(v, true),
+                Some(GuardConfig {
+                    depth: MAX_GUARD_DEPTH,
+                    margin: 0
+                })
+            );
+        }
+        assert_eq!(Guard::Default.config(Variant::Telo, true), None);
+        assert_eq!(Guard::Off.config(Variant::Tsivy, true), None);
         assert!(matches!(
             EngineSpec::parse("mcts:guard=4").unwrap(),
             EngineSpec::Mcts {
