@@ -129,12 +129,25 @@ impl AlphaBeta {
 
     /// Searches the current position of a game (its history feeds the repetition rule).
     pub fn search(&mut self, game: &History, limits: &Limits) -> SearchResult {
+        self.set_path(game);
+        self.search_root(game.position(), limits)
+    }
+
+    /// The repetition rule's path: the positions of `game` before its current one.
+    fn set_path(&mut self, game: &History) {
         self.path.clear();
-        let n = game.turns().len();
-        for i in 0..n {
+        for i in 0..game.turns().len() {
             self.path.push(game.position_at(i).hash());
         }
-        self.search_root(game.position(), limits)
+    }
+
+    /// Resets the counters and limits of a new search.
+    fn begin(&mut self, node_limit: Option<u64>, deadline: Option<Instant>) {
+        self.tt.new_search();
+        self.nodes = 0;
+        self.stopped = false;
+        self.node_limit = node_limit.unwrap_or(u64::MAX);
+        self.deadline = deadline;
     }
 
     /// Searches a position with no game history.
@@ -157,15 +170,8 @@ impl AlphaBeta {
         beta: i32,
         deadline: Option<Instant>,
     ) -> Option<i32> {
-        self.path.clear();
-        for i in 0..game.turns().len() {
-            self.path.push(game.position_at(i).hash());
-        }
-        self.tt.new_search();
-        self.nodes = 0;
-        self.stopped = false;
-        self.node_limit = u64::MAX;
-        self.deadline = deadline;
+        self.set_path(game);
+        self.begin(None, deadline);
         let root = game.position();
         let depth = depth.clamp(1, MAX_PLY as u32 - 16) as i32;
         let score = self.negamax(root, depth, 0, alpha.max(-INF), beta.min(INF));
@@ -174,11 +180,7 @@ impl AlphaBeta {
 
     fn search_root(&mut self, root: &Position, limits: &Limits) -> SearchResult {
         let start = Instant::now();
-        self.tt.new_search();
-        self.nodes = 0;
-        self.stopped = false;
-        self.node_limit = limits.nodes.unwrap_or(u64::MAX);
-        self.deadline = limits.time.map(|t| start + t);
+        self.begin(limits.nodes, limits.time.map(|t| start + t));
         let max_depth = match (limits.depth, limits.nodes, limits.time) {
             (Some(d), _, _) => d.clamp(1, MAX_PLY as u32 - 16),
             (None, None, None) => 6,
