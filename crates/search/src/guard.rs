@@ -144,7 +144,7 @@ impl TurnGuard {
     }
 
     /// The depth in turns of the judgement the last [`TurnGuard::sound_turns_until`] (or
-    /// [`TurnGuard::sound_turns`]) decided by.
+    /// [`TurnGuard::sound_turns`]) decided by; 0 when every legal turn reached one position.
     pub fn last_depth(&self) -> u32 {
         self.last_depth
     }
@@ -174,6 +174,11 @@ impl TurnGuard {
             };
             after.undo();
             turns.push((step_actions(&pos, &turn), child));
+        }
+        if children.len() <= 1 {
+            // Every legal turn reaches one position (or there is none): nothing to judge.
+            self.last_depth = 0;
+            return turns.into_iter().map(|(a, _)| a).collect();
         }
         // Passes of 2, 3, ... turns; each orders its turns by the last pass's bounds.
         let mut kept: Option<Vec<bool>> = None;
@@ -370,7 +375,8 @@ mod tests {
                         "{} depth {depth} margin {margin}",
                         game.position().fen()
                     );
-                    assert_eq!(g.last_depth(), depth);
+                    let one = game.position().turns(TurnMode::Distinct).len() == 1;
+                    assert_eq!(g.last_depth(), if one { 0 } else { depth });
                     checked += 1;
                 }
             }
@@ -399,6 +405,44 @@ mod tests {
         let later = Instant::now() + std::time::Duration::from_secs(600);
         let patient = sorted(TurnGuard::new(cfg(4)).sound_turns_until(&game, later));
         assert_eq!(patient, at4);
+    }
+
+    /// A position whose legal turns all reach one position (paths of one capture, or a
+    /// single turn) is not searched: every turn is kept, at depth 0.
+    #[test]
+    fn a_position_with_one_outcome_is_not_searched() {
+        use rand::rngs::SmallRng;
+        use rand::{RngExt, SeedableRng};
+        let mut rng = SmallRng::seed_from_u64(11);
+        let mut forced = 0;
+        for _ in 0..400 {
+            let mut game = History::new(Position::start(Variant::Dimy, RuleOptions::default()));
+            for _ in 0..rng.random_range(0..30) {
+                let turns = game.position().turns(TurnMode::Distinct);
+                if turns.is_empty() || game.outcome().is_some() {
+                    break;
+                }
+                let t = turns[rng.random_range(0..turns.len())];
+                game.play_unchecked(&t);
+            }
+            let pos = *game.position();
+            if game.outcome().is_some() || pos.turns(TurnMode::Distinct).len() != 1 {
+                continue;
+            }
+            let all: Vec<Vec<usize>> = pos
+                .turns(TurnMode::Paths)
+                .iter()
+                .map(|t| step_actions(&pos, t))
+                .collect();
+            let mut g = TurnGuard::new(GuardConfig {
+                depth: 6,
+                margin: 0,
+            });
+            assert_eq!(g.sound_turns(&game), all, "{}", pos.fen());
+            assert_eq!(g.last_depth(), 0, "{}", pos.fen());
+            forced += 1;
+        }
+        assert!(forced >= 3, "{forced} positions with one outcome");
     }
 
     #[test]
