@@ -223,6 +223,12 @@ pub struct OptimConfig {
     /// Samples of the warm start kept in the teacher window (the newest), when
     /// `teacher_share` is above 0.
     pub teacher_window: usize,
+    /// A checkpoint (a generation's folder, or a run's checkpoint folder for its latest
+    /// generation, as `mcts:ckpt=` reads) whose network a new run starts from instead of
+    /// weights drawn from the seed: its variant and shape must be the config's; the
+    /// optimizer, the counters and the learning-rate schedule start afresh. Empty: none.
+    /// A warm start, if asked for, then trains this network.
+    pub init: String,
 }
 
 /// `[run]`: the loop around generations.
@@ -479,6 +485,7 @@ impl Default for OptimConfig {
             threads: 1,
             teacher_share: 0.0,
             teacher_window: 200_000,
+            init: String::new(),
         }
     }
 }

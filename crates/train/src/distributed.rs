@@ -705,7 +705,7 @@ pub fn learn(
             l
         }
         None => {
-            let mut l = Learner::new(cfg, &opts.device);
+            let mut l = Learner::start(cfg, &opts.device)?;
             // A model 0 published by an earlier start that died before its first
             // checkpoint is the one workers may already be playing: start from it.
             let published = rs.pointer("models/LATEST")?;

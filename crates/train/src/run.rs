@@ -87,6 +87,9 @@ pub enum TrainError {
     /// A checkpoint could not be used.
     #[error(transparent)]
     Checkpoint(#[from] checkpoint::CheckpointError),
+    /// The checkpoint `train.init` names cannot start the run.
+    #[error("train.init = \"{0}\": {1}")]
+    Init(String, checkpoint::CheckpointError),
     /// A record file could not be used.
     #[error(transparent)]
     Record(#[from] records::RecordError),
@@ -283,6 +286,26 @@ impl Learner {
         }
     }
 
+    /// The learner a new run starts with: a fresh network, or with `train.init` the
+    /// network of that checkpoint (a fresh optimizer and counters either way).
+    ///
+    /// # Errors
+    /// `train.init` names no checkpoint, or one of another variant or shape.
+    pub fn start(cfg: &TrainConfig, device: &Device) -> Result<Learner, TrainError> {
+        let mut learner = Learner::new(cfg, device);
+        if !cfg.train.init.is_empty() {
+            let (net, _, _) = checkpoint::load(
+                Path::new(&cfg.train.init),
+                device,
+                Some(cfg.variant()),
+                Some(&learner.net_cfg),
+            )
+            .map_err(|e| TrainError::Init(cfg.train.init.clone(), e))?;
+            learner.trainer = trainer(net, cfg, device);
+        }
+        Ok(learner)
+    }
+
     /// The learner saved in checkpoint folder `dir` (model, optimizer, `state.json`,
     /// `replay.bin`; a missing or damaged window is reported through `warn` and starts
     /// empty).
@@ -418,7 +441,7 @@ pub fn train(opts: &RunOptions, progress: &mut dyn Progress) -> Result<Summary, 
     let arena_book = read_arena_book(cfg)?;
     let selfplay_book = read_selfplay_book(cfg)?;
 
-    let mut learner = Learner::new(cfg, &opts.device);
+    let mut learner;
     let mut last_checkpoint = None;
     for dir in checkpoint::recover(&ckpt_dir)? {
         progress.message(&format!(
@@ -441,9 +464,15 @@ pub fn train(opts: &RunOptions, progress: &mut dyn Progress) -> Result<Summary, 
         ));
         last_checkpoint = Some(checkpoint::resolve(&ckpt_dir)?);
     } else {
+        learner = Learner::start(cfg, &opts.device)?;
         let net_cfg = learner.net_config();
+        let from = if cfg.train.init.is_empty() {
+            String::new()
+        } else {
+            format!(", from the network of {}", cfg.train.init)
+        };
         progress.message(&format!(
-            "new run `{}`: {variant}, network {} blocks x {} channels ({} parameters)",
+            "new run `{}`: {variant}, network {} blocks x {} channels ({} parameters){from}",
             opts.run,
             net_cfg.blocks,
             net_cfg.channels,

@@ -1037,3 +1037,64 @@ fn a_teacher_share_keeps_the_warm_starts_samples_for_the_whole_run() {
     assert!(!kept.is_empty() && kept.len() <= 50, "{}", kept.len());
     std::fs::remove_dir_all(&root).ok();
 }
+
+/// The outputs of `net` (dimy) on one input of ones: equal outputs, equal networks.
+fn dimy_outputs(net: &fanorona_nn::Net, device: &Device) -> Vec<f32> {
+    use fanorona_nn::burn::prelude::Tensor;
+    let c = fanorona_nn::NetConfig::for_variant(fanorona_rules::Variant::Dimy);
+    let x = Tensor::<4>::ones([1, c.planes, c.height, c.width], device);
+    let (p, v) = net.forward(x);
+    let mut out: Vec<f32> = p.into_data().try_to_vec().unwrap();
+    out.extend(v.into_data().try_to_vec::<f32>().unwrap());
+    out
+}
+
+/// `train.init` starts a new run from a checkpoint's network (fresh counters and
+/// optimizer); a missing checkpoint, or one of another shape or board, is an error that
+/// names the key.
+#[test]
+fn a_new_run_starts_from_the_network_train_init_names() {
+    use fanorona_train::Learner;
+    let root = tmp("init");
+    let device = Device::flex();
+    // Another seed than the new runs' (one overlapped generation may not train yet).
+    let mut first = tiny("dimy", 1);
+    first.seed = 5;
+    train(&options(first, &root, "a"), &mut Quiet).unwrap();
+    let a = root.join("checkpoints/a/00001");
+    let (saved, _, _) = fanorona_nn::checkpoint::load(&a, &device, None, None).unwrap();
+    let mut cfg = tiny("dimy", 1);
+    cfg.train.init = a.display().to_string();
+    let from = Learner::start(&cfg, &device).unwrap();
+    assert_eq!(
+        dimy_outputs(&from.trainer.inference_net(), &device),
+        dimy_outputs(&saved, &device)
+    );
+    assert_eq!(from.state, RunState::default());
+    let fresh = Learner::start(&tiny("dimy", 1), &device).unwrap();
+    assert_ne!(
+        dimy_outputs(&fresh.trainer.inference_net(), &device),
+        dimy_outputs(&saved, &device)
+    );
+    // A whole run from it; the run folder of the checkpoint works as well (its latest).
+    cfg.train.init = root.join("checkpoints/a").display().to_string();
+    let mut log = Log::default();
+    let s = train(&options(cfg.clone(), &root, "b"), &mut log).unwrap();
+    assert_eq!(s.state.generation, 1);
+    assert!(
+        log.0.iter().any(|l| l.contains("from the network of")),
+        "{:?}",
+        log.0
+    );
+    let mut wide = cfg.clone();
+    wide.net.channels = 16;
+    let mut missing = tiny("dimy", 1);
+    missing.train.init = root.join("nowhere").display().to_string();
+    let mut telo = tiny("telo", 1);
+    telo.train.init = cfg.train.init.clone();
+    for (bad, what) in [(wide, "a"), (missing, "nowhere"), (telo, "a")] {
+        let e = Learner::start(&bad, &device).unwrap_err().to_string();
+        assert!(e.starts_with("train.init = ") && e.contains(what), "{e}");
+    }
+    std::fs::remove_dir_all(&root).ok();
+}
