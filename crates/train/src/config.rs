@@ -227,7 +227,7 @@ pub struct OptimConfig {
     /// generation, as `mcts:ckpt=` reads) whose network a new run starts from instead of
     /// weights drawn from the seed: its variant and shape must be the config's; the
     /// optimizer, the counters and the learning-rate schedule start afresh. Empty: none.
-    /// A warm start, if asked for, then trains this network.
+    /// A warm start, if asked for, then trains this network. A resumed run ignores it.
     pub init: String,
 }
 
@@ -372,6 +372,9 @@ impl TrainConfig {
         // at generation 0; later it changes nothing), and how often it saves.
         o.bootstrap.games = self.bootstrap.games;
         o.bootstrap.checkpoint_seconds = self.bootstrap.checkpoint_seconds;
+        // The network a new run starts from matters only before its first checkpoint (a
+        // start that failed on a wrong path may be retried with the right one).
+        o.train.init = self.train.init.clone();
         o == *self
     }
 }

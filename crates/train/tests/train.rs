@@ -1076,7 +1076,12 @@ fn a_new_run_starts_from_the_network_train_init_names() {
         dimy_outputs(&fresh.trainer.inference_net(), &device),
         dimy_outputs(&saved, &device)
     );
-    // A whole run from it; the run folder of the checkpoint works as well (its latest).
+    // A start from a wrong path fails and may be retried with the right one; the run
+    // folder of the checkpoint works as well as a generation's (its latest).
+    let mut wrong = cfg.clone();
+    wrong.train.init = root.join("checkpoints/nowhere").display().to_string();
+    let e = train(&options(wrong, &root, "b"), &mut Quiet).unwrap_err();
+    assert!(matches!(e, TrainError::Init(..)), "{e}");
     cfg.train.init = root.join("checkpoints/a").display().to_string();
     let mut log = Log::default();
     let s = train(&options(cfg.clone(), &root, "b"), &mut log).unwrap();
