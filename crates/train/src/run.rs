@@ -277,8 +277,13 @@ impl Learner {
     /// A fresh network for `cfg`, its weights drawn from `cfg.seed`.
     pub fn new(cfg: &TrainConfig, device: &Device) -> Learner {
         let net_cfg = net_config(cfg);
+        Learner::with_net(net_cfg.init_seeded(device, cfg.seed), net_cfg, cfg, device)
+    }
+
+    /// A learner with fresh counters, optimizer and windows around `net`.
+    fn with_net(net: Net, net_cfg: NetConfig, cfg: &TrainConfig, device: &Device) -> Learner {
         Learner {
-            trainer: trainer(net_cfg.init_seeded(device, cfg.seed), cfg, device),
+            trainer: trainer(net, cfg, device),
             replay: Replay::new(cfg.train.replay_window),
             teacher: Replay::new(cfg.train.teacher_window),
             state: RunState::default(),
@@ -292,18 +297,18 @@ impl Learner {
     /// # Errors
     /// `train.init` names no checkpoint, or one of another variant or shape.
     pub fn start(cfg: &TrainConfig, device: &Device) -> Result<Learner, TrainError> {
-        let mut learner = Learner::new(cfg, device);
-        if !cfg.train.init.is_empty() {
-            let (net, _, _) = checkpoint::load(
-                Path::new(&cfg.train.init),
-                device,
-                Some(cfg.variant()),
-                Some(&learner.net_cfg),
-            )
-            .map_err(|e| TrainError::Init(cfg.train.init.clone(), e))?;
-            learner.trainer = trainer(net, cfg, device);
+        if cfg.train.init.is_empty() {
+            return Ok(Learner::new(cfg, device));
         }
-        Ok(learner)
+        let net_cfg = net_config(cfg);
+        let (net, _, _) = checkpoint::load(
+            Path::new(&cfg.train.init),
+            device,
+            Some(cfg.variant()),
+            Some(&net_cfg),
+        )
+        .map_err(|e| TrainError::Init(cfg.train.init.clone(), e))?;
+        Ok(Learner::with_net(net, net_cfg, cfg, device))
     }
 
     /// The learner saved in checkpoint folder `dir` (model, optimizer, `state.json`,
