@@ -532,6 +532,19 @@ pub struct PlotArgs {
     /// Title of the plot.
     #[arg(long, default_value = "training")]
     pub title: String,
+    /// The x axis: each line's `step` (the generation), or `seconds`: its `time` less
+    /// the file's first `time`, the wall clock of the run.
+    #[arg(long, value_enum, default_value = "step")]
+    pub x: PlotX,
+}
+
+/// What `fanorona plot` draws its lines against.
+#[derive(clap::ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
+pub enum PlotX {
+    /// The line's `step`: the generation of a training run.
+    Step,
+    /// Seconds since the file's first line (its `time` field): wall time.
+    Seconds,
 }
 
 pub fn plot(a: PlotArgs) -> Result<()> {
@@ -539,6 +552,7 @@ pub fn plot(a: PlotArgs) -> Result<()> {
         .map_err(|e| input_err(format!("metrics file `{}`: {e}", a.metrics.display())))?;
     let mut series: Vec<(String, Vec<(f64, f64)>)> =
         a.tag.iter().map(|t| (t.clone(), Vec::new())).collect();
+    let mut t0: Option<f64> = None;
     for (i, line) in text.lines().enumerate() {
         let Ok(v) = serde_json::from_str::<serde_json::Value>(line) else {
             eprintln!(
@@ -548,21 +562,32 @@ pub fn plot(a: PlotArgs) -> Result<()> {
             );
             continue;
         };
-        if let (Some(tag), Some(step), Some(value)) =
-            (v["tag"].as_str(), v["step"].as_f64(), v["value"].as_f64())
+        let x = match a.x {
+            PlotX::Step => v["step"].as_f64(),
+            PlotX::Seconds => v["time"].as_f64().map(|t| t - *t0.get_or_insert(t)),
+        };
+        if let (Some(tag), Some(x), Some(value)) = (v["tag"].as_str(), x, v["value"].as_f64())
             && let Some(s) = series.iter_mut().find(|s| s.0 == tag)
         {
-            s.1.push((step, value));
+            s.1.push((x, value));
         }
     }
     if let Some(empty) = series.iter().find(|s| s.1.is_empty()) {
+        let field = match a.x {
+            PlotX::Step => "step",
+            PlotX::Seconds => "time",
+        };
         return Err(input_err(format!(
-            "no `{}` values in {}",
+            "no `{}` values with a `{field}` in {}",
             empty.0,
             a.metrics.display()
         )));
     }
-    report::plot_series(&a.out, &a.title, "generation", &series)
+    let x_label = match a.x {
+        PlotX::Step => "generation",
+        PlotX::Seconds => "wall seconds",
+    };
+    report::plot_series(&a.out, &a.title, x_label, &series)
         .map_err(|e| anyhow::anyhow!("plot: {e}"))?;
     println!("wrote {}", a.out.display());
     Ok(())

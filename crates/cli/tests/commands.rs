@@ -202,6 +202,63 @@ fn replay_reads_files() {
 }
 
 #[test]
+fn plot_draws_against_generations_or_wall_seconds() {
+    let dir = std::env::temp_dir().join(format!("fanorona-plot-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let m = dir.join("metrics.jsonl");
+    // Two generations 600 s apart; a line that is not JSON is skipped with a warning.
+    std::fs::write(
+        &m,
+        "{\"step\":1,\"tag\":\"elo\",\"time\":1000.0,\"value\":-40.0}\n\
+         not json\n\
+         {\"step\":2,\"tag\":\"elo\",\"time\":1600.0,\"value\":70.0}\n",
+    )
+    .unwrap();
+    // Generation ticks run 1.0, 1.1, .. 2.0; wall seconds 0.0, 100.0, .. 600.0.
+    for (x, label, tick, not_tick) in [
+        ("step", "generation", "1.9", "600.0"),
+        ("seconds", "wall seconds", "600.0", "1.9"),
+    ] {
+        let out = dir.join(format!("{x}.svg"));
+        let o = fanorona(&[
+            "plot",
+            "--metrics",
+            m.to_str().unwrap(),
+            "--tag",
+            "elo",
+            "--x",
+            x,
+            "--out",
+            out.to_str().unwrap(),
+        ]);
+        assert!(o.status.success(), "{}", stderr(&o));
+        assert!(
+            stderr(&o).contains(":2: not a metrics line"),
+            "{}",
+            stderr(&o)
+        );
+        let svg = std::fs::read_to_string(&out).unwrap();
+        assert!(svg.contains(label), "{x}: no `{label}` axis");
+        assert!(svg.contains(tick), "{x}: no tick {tick}");
+        assert!(!svg.contains(not_tick), "{x}: a tick {not_tick}");
+    }
+    // A tag with no values is an input error naming it and the file.
+    let o = fanorona(&[
+        "plot",
+        "--metrics",
+        m.to_str().unwrap(),
+        "--tag",
+        "loss/value",
+        "--out",
+        dir.join("none.svg").to_str().unwrap(),
+    ]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(stderr(&o).contains("loss/value"), "{}", stderr(&o));
+    assert!(stderr(&o).contains("metrics.jsonl"), "{}", stderr(&o));
+    std::fs::remove_dir_all(&dir).ok();
+}
+
+#[test]
 fn help_says_what_the_binary_does() {
     let o = fanorona(&["--help"]);
     let text = stdout(&o);
