@@ -547,6 +547,24 @@ pub enum PlotX {
     Seconds,
 }
 
+impl PlotX {
+    /// The metrics line's field the axis reads.
+    fn field(self) -> &'static str {
+        match self {
+            PlotX::Step => "step",
+            PlotX::Seconds => "time",
+        }
+    }
+
+    /// The axis' label.
+    fn label(self) -> &'static str {
+        match self {
+            PlotX::Step => "generation",
+            PlotX::Seconds => "wall seconds",
+        }
+    }
+}
+
 pub fn plot(a: PlotArgs) -> Result<()> {
     let text = std::fs::read_to_string(&a.metrics)
         .map_err(|e| input_err(format!("metrics file `{}`: {e}", a.metrics.display())))?;
@@ -562,10 +580,10 @@ pub fn plot(a: PlotArgs) -> Result<()> {
             );
             continue;
         };
-        let x = match a.x {
-            PlotX::Step => v["step"].as_f64(),
-            PlotX::Seconds => v["time"].as_f64().map(|t| t - *t0.get_or_insert(t)),
-        };
+        let x = v[a.x.field()].as_f64().map(|x| match a.x {
+            PlotX::Step => x,
+            PlotX::Seconds => x - *t0.get_or_insert(x),
+        });
         if let (Some(tag), Some(x), Some(value)) = (v["tag"].as_str(), x, v["value"].as_f64())
             && let Some(s) = series.iter_mut().find(|s| s.0 == tag)
         {
@@ -573,21 +591,14 @@ pub fn plot(a: PlotArgs) -> Result<()> {
         }
     }
     if let Some(empty) = series.iter().find(|s| s.1.is_empty()) {
-        let field = match a.x {
-            PlotX::Step => "step",
-            PlotX::Seconds => "time",
-        };
         return Err(input_err(format!(
-            "no `{}` values with a `{field}` in {}",
+            "no `{}` values with a `{}` in {}",
             empty.0,
+            a.x.field(),
             a.metrics.display()
         )));
     }
-    let x_label = match a.x {
-        PlotX::Step => "generation",
-        PlotX::Seconds => "wall seconds",
-    };
-    report::plot_series(&a.out, &a.title, x_label, &series)
+    report::plot_series(&a.out, &a.title, a.x.label(), &series)
         .map_err(|e| anyhow::anyhow!("plot: {e}"))?;
     println!("wrote {}", a.out.display());
     Ok(())
