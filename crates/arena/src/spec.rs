@@ -6,8 +6,8 @@
 //! `blend_scale=S` the score in hundredths of a piece that counts as a 73 % win),
 //! `mcts:guard=4` (only turns a 4-turn alpha-beta search scores within `guard_margin=`
 //! hundredths of a piece of the best, default 50; without `guard=`, [`default_guard`]:
-//! on a clock the best turns only, as deep as the time allows; otherwise 6 turns on tsivy
-//! and 8 on dimy; `guard=0`: every turn). One parser,
+//! on a clock the best turns only, as deep as the time allows; otherwise 8 turns;
+//! `guard=0`: every turn). One parser,
 //! used by the arena and by every command that names an engine.
 
 /// A spec that cannot be used, with the reason (naming the spec).
@@ -63,9 +63,17 @@ impl Blend {
     }
 }
 
-/// The deepest guard a spec may name (`guard=12`), and the default guard's limit on a
-/// clock, where the time decides how deep it judges.
-pub const MAX_GUARD_DEPTH: u32 = 12;
+/// The deepest guard a spec may name (`guard=20`), and the default guard's limit on a
+/// clock, where the time decides how deep it judges. At 12, dimy's guard finished its
+/// 12-turn pass in about a fifth of a 50 ms turn and left the rest of its half unused
+/// (experiments/search12).
+pub const MAX_GUARD_DEPTH: u32 = 20;
+
+/// The default guard's depth in turns at a fixed number of simulations. 8 on both boards:
+/// on tsivy at 400 simulations it scores 65.2 % against `ab:depth=6` where 6 turns
+/// scored 61.2 % (+4.0 ± 4.0 points paired on the same book games, experiments/search12);
+/// on dimy 66.2 % against `ab:depth=4` (experiments/search9).
+pub const SIMS_GUARD_DEPTH: u32 = 8;
 
 /// The tactical guard of an `mcts` player whose spec names none (`guard=0`: none):
 /// the turns an alpha-beta search scores more than `margin` below the best are never
@@ -77,15 +85,14 @@ pub const MAX_GUARD_DEPTH: u32 = 12;
 ///   [`MAX_GUARD_DEPTH`], and only the turns it scores best (margin 0): the network
 ///   breaks ties. In search10 at 50 ms a turn this scored 8.5 points more on tsivy than
 ///   letting the network choose within half a piece.
-/// - At a fixed number of simulations: 6 turns deep on tsivy (about 7 ms a turn), 8 on
-///   dimy (about 1 ms), within half a piece of the best: with 400 simulations the
-///   network's choice among the sound turns is worth more than alpha-beta's.
+/// - At a fixed number of simulations: [`SIMS_GUARD_DEPTH`] turns deep (about 27 ms a
+///   turn on tsivy, 1 ms on dimy), within half a piece of the best: with 400 simulations
+///   the network's choice among the sound turns is worth more than alpha-beta's.
 pub fn default_guard(variant: Variant, timed: bool) -> Option<GuardConfig> {
     let depth = match variant {
         Variant::Telo => return None,
         _ if timed => MAX_GUARD_DEPTH,
-        Variant::Tsivy => 6,
-        Variant::Dimy => 8,
+        Variant::Tsivy | Variant::Dimy => SIMS_GUARD_DEPTH,
     };
     let margin = if timed {
         0
@@ -372,7 +379,13 @@ impl EngineSpec {
                                     .ok()
                                     .filter(|d| *d == 0 || (2..=MAX_GUARD_DEPTH).contains(d))
                                     .ok_or_else(|| {
-                                        bad(k, v, "an alpha-beta depth of 2 to 12, or 0 (off)")
+                                        bad(
+                                            k,
+                                            v,
+                                            &format!(
+                                                "an alpha-beta depth of 2 to {MAX_GUARD_DEPTH}, or 0 (off)"
+                                            ),
+                                        )
                                     })?,
                             )
                         }
@@ -432,7 +445,7 @@ impl EngineSpec {
                     (Some(0), None) => Guard::Off,
                     (None | Some(0), Some(_)) => {
                         return Err(input_err(format!(
-                            "engine spec `{spec}`: guard_margin needs guard=DEPTH (2 to 12)"
+                            "engine spec `{spec}`: guard_margin needs guard=DEPTH (2 to {MAX_GUARD_DEPTH})"
                         )));
                     }
                     (Some(depth), m) => Guard::On(GuardConfig {
@@ -663,7 +676,7 @@ mod tests {
         assert_eq!(
             Guard::Default.config(Variant::Tsivy, false),
             Some(GuardConfig {
-                depth: 6,
+                depth: SIMS_GUARD_DEPTH,
                 margin: 50
             })
         );

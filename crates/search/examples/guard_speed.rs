@@ -5,8 +5,9 @@
 //! ```sh
 //! cargo run --release -p fanorona-search --example guard_speed -- configs/books/tsivy.fen 8 20
 //! ```
-//! (BOOK DEPTH OPENINGS: each opening, and the positions 10 and 20 turns after it along a
-//! 3-turn alpha-beta game, judged at DEPTH turns with the default margin.)
+//! (BOOK DEPTH OPENINGS [MARGIN]: each opening, and the positions 10 and 20 turns after it
+//! along a 3-turn alpha-beta game, judged at DEPTH turns with MARGIN hundredths of a piece,
+//! the default margin when not given.)
 
 use fanorona_rules::{History, RuleOptions};
 use fanorona_search::book::read_book;
@@ -15,13 +16,22 @@ use std::time::Instant;
 
 fn main() {
     let args: Vec<String> = std::env::args().collect();
-    let usage = "usage: guard_speed BOOK DEPTH OPENINGS";
-    let [_, book, depth, npos] = &args[..] else {
-        eprintln!("{usage}");
-        std::process::exit(2);
+    let usage = "usage: guard_speed BOOK DEPTH OPENINGS [MARGIN]";
+    let (book, depth, npos, margin) = match &args[..] {
+        [_, b, d, n] => (b, d, n, None),
+        [_, b, d, n, m] => (b, d, n, Some(m)),
+        _ => {
+            eprintln!("{usage}");
+            std::process::exit(2);
+        }
     };
-    let (Ok(depth), Ok(npos)) = (depth.parse::<u32>(), npos.parse::<usize>()) else {
-        eprintln!("{usage} (DEPTH and OPENINGS are numbers)");
+    let margin = match margin.map(|m| m.parse::<i32>()) {
+        None => Ok(GuardConfig::default().margin),
+        Some(m) => m,
+    };
+    let (Ok(depth), Ok(npos), Ok(margin)) = (depth.parse::<u32>(), npos.parse::<usize>(), margin)
+    else {
+        eprintln!("{usage} (DEPTH, OPENINGS and MARGIN are numbers)");
         std::process::exit(2);
     };
     let positions = match read_book(std::path::Path::new(book), RuleOptions::default(), None) {
@@ -55,10 +65,7 @@ fn main() {
             }
         }
     }
-    let cfg = GuardConfig {
-        depth,
-        ..GuardConfig::default()
-    };
+    let cfg = GuardConfig { depth, margin };
     let (mut told, mut tnew, mut same) = (0.0, 0.0, 0);
     for g in &games {
         let t = Instant::now();
@@ -80,7 +87,7 @@ fn main() {
         }
     }
     println!(
-        "{} positions depth {depth}: exact {:.1} ms each, null-window {:.1} ms each, same {same}",
+        "{} positions depth {depth} margin {margin}: exact {:.1} ms each, null-window {:.1} ms each, same {same}",
         games.len(),
         1e3 * told / games.len() as f64,
         1e3 * tnew / games.len() as f64

@@ -1,13 +1,14 @@
 //! How often the clock's guard leaves the network a choice: positions of an arena's games
-//! judged as the players' default on a clock judges them (12 turns at most, margin 0,
+//! judged as the players' default on a clock judges them (20 turns at most, margin 0,
 //! deepening until a deadline), with how many different positions the kept turns reach
 //! and how deep the judgement got.
 //!
 //! ```sh
 //! cargo run --release -p fanorona-search --example guard_ties -- OUT/games.jsonl 25 60
 //! ```
-//! (GAMES MS COUNT: the first COUNT games of the file, every third position of each with
-//! more than one outcome, MS milliseconds each; the players' guard at 50 ms a turn has 25.)
+//! (GAMES MS COUNT [DEPTH]: the first COUNT games of the file, every third position of
+//! each with more than one outcome, MS milliseconds each, DEPTH turns at most (20 when
+//! not given); the players' guard at 50 ms a turn has 25.)
 
 use fanorona_rules::game::action_from_index;
 use fanorona_rules::{History, Position, RuleOptions, TurnMode, notation};
@@ -17,13 +18,21 @@ use std::time::{Duration, Instant};
 
 fn main() {
     let args: Vec<String> = std::env::args().collect();
-    let usage = "usage: guard_ties GAMES MS COUNT";
-    let [_, file, ms, count] = &args[..] else {
-        eprintln!("{usage}");
-        std::process::exit(2);
+    let usage = "usage: guard_ties GAMES MS COUNT [DEPTH]";
+    let (file, ms, count, depth) = match &args[..] {
+        [_, f, m, c] => (f, m, c, "20"),
+        [_, f, m, c, d] => (f, m, c, d.as_str()),
+        _ => {
+            eprintln!("{usage}");
+            std::process::exit(2);
+        }
     };
-    let (Ok(ms), Ok(count)) = (ms.parse::<u64>(), count.parse::<usize>()) else {
-        eprintln!("{usage} (MS and COUNT are numbers)");
+    let (Ok(ms), Ok(count), Ok(depth)) = (
+        ms.parse::<u64>(),
+        count.parse::<usize>(),
+        depth.parse::<u32>(),
+    ) else {
+        eprintln!("{usage} (MS, COUNT and DEPTH are numbers)");
         std::process::exit(2);
     };
     let text = match std::fs::read_to_string(file) {
@@ -53,10 +62,7 @@ fn main() {
             std::process::exit(1)
         });
         let mut game = History::new(pos);
-        let mut guard = TurnGuard::new(GuardConfig {
-            depth: 12,
-            margin: 0,
-        });
+        let mut guard = TurnGuard::new(GuardConfig { depth, margin: 0 });
         for (k, t) in turns.iter().enumerate() {
             let p = *game.position();
             if k % 3 == 0 && p.turns(TurnMode::Distinct).len() > 1 {
