@@ -85,9 +85,10 @@ pub const SIMS_GUARD_DEPTH: u32 = 8;
 ///   [`MAX_GUARD_DEPTH`], and only the turns it scores best (margin 0): the network
 ///   breaks ties. In search10 at 50 ms a turn this scored 8.5 points more on tsivy than
 ///   letting the network choose within half a piece.
-/// - At a fixed number of simulations: [`SIMS_GUARD_DEPTH`] turns deep (about 27 ms a
-///   turn on tsivy, 1 ms on dimy), within half a piece of the best: with 400 simulations
-///   the network's choice among the sound turns is worth more than alpha-beta's.
+/// - At a fixed number of simulations: [`SIMS_GUARD_DEPTH`] turns deep (at 400
+///   simulations on tsivy its cost is lost in the step search's), within half a piece of
+///   the best: with 400 simulations the network's choice among the sound turns is worth
+///   more than alpha-beta's.
 pub fn default_guard(variant: Variant, timed: bool) -> Option<GuardConfig> {
     let depth = match variant {
         Variant::Telo => return None,
