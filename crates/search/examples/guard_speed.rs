@@ -17,17 +17,17 @@ use std::time::Instant;
 fn main() {
     let args: Vec<String> = std::env::args().collect();
     let usage = "usage: guard_speed BOOK DEPTH OPENINGS [MARGIN]";
-    let (book, depth, npos, margin) = match &args[..] {
-        [_, b, d, n] => (b, d, n, None),
-        [_, b, d, n, m] => (b, d, n, Some(m)),
+    let [_, book, depth, npos, ..] = &args[..] else {
+        eprintln!("{usage}");
+        std::process::exit(2);
+    };
+    let margin = match &args[4..] {
+        [] => Ok(GuardConfig::default().margin),
+        [m] => m.parse::<i32>(),
         _ => {
             eprintln!("{usage}");
             std::process::exit(2);
         }
-    };
-    let margin = match margin.map(|m| m.parse::<i32>()) {
-        None => Ok(GuardConfig::default().margin),
-        Some(m) => m,
     };
     let (Ok(depth), Ok(npos), Ok(margin)) = (depth.parse::<u32>(), npos.parse::<usize>(), margin)
     else {
