@@ -77,7 +77,26 @@ pub fn input_err(e: impl std::fmt::Display) -> anyhow::Error {
     anyhow::Error::new(InputError(e.to_string()))
 }
 
+/// Lets a closed pipe end the program as it ends other Unix tools (`fanorona analyze ... |
+/// head`), silently, instead of a panic in `println!`: Rust starts with SIGPIPE ignored,
+/// so a write to a pipe whose reader has gone returns an error that `println!` turns
+/// into a panic. What a command writes to disk (checkpoints, records) is written whole
+/// or not at all either way.
+#[cfg(unix)]
+fn default_sigpipe() {
+    // SAFETY: called first thing in `main`, before any thread starts; SIG_DFL is a valid
+    // disposition for SIGPIPE.
+    #[allow(unsafe_code)]
+    unsafe {
+        libc::signal(libc::SIGPIPE, libc::SIG_DFL);
+    }
+}
+
+#[cfg(not(unix))]
+fn default_sigpipe() {}
+
 fn main() -> ExitCode {
+    default_sigpipe();
     let cli = Cli::parse();
     if let Err(e) = backend::check_env() {
         eprintln!("error: {e}");

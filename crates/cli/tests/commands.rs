@@ -1561,3 +1561,36 @@ fn export_writes_the_model_files_and_refuses_bad_checkpoints() {
     assert_eq!(o.status.code(), Some(2));
     std::fs::remove_dir_all(&root).ok();
 }
+
+/// A reader that stops early (`fanorona analyze ... | head -1`) ends the command as it
+/// ends other Unix tools, by SIGPIPE, and never with a panic.
+#[cfg(unix)]
+#[test]
+fn a_closed_pipe_is_no_panic() {
+    use std::io::{BufRead, BufReader};
+    use std::os::unix::process::ExitStatusExt;
+    // More output than a pipe buffers (64 KiB): 1 200 positions, a JSON line each.
+    let book = std::fs::read_to_string(repo_file("configs/books/tsivy.fen")).unwrap();
+    let dir = std::env::temp_dir().join(format!("fanorona-pipe-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let fens = dir.join("many.fen");
+    std::fs::write(&fens, book.repeat(5)).unwrap();
+    let mut child = Command::new(env!("CARGO_BIN_EXE_fanorona"))
+        .args(["analyze", "--engine", "ab:depth=1", "--json", "--fen-file"])
+        .arg(&fens)
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .expect("runs");
+    let mut first = String::new();
+    BufReader::new(child.stdout.take().unwrap())
+        .read_line(&mut first)
+        .unwrap();
+    // The reader is dropped here: the pipe is closed with most of the output unwritten.
+    assert!(first.starts_with('{'), "{first}");
+    let o = child.wait_with_output().unwrap();
+    let _ = std::fs::remove_dir_all(&dir);
+    assert!(!stderr(&o).contains("panicked"), "{}", stderr(&o));
+    // SIGPIPE is 13 on Linux and macOS.
+    assert_eq!(o.status.signal(), Some(13), "{:?}", o.status);
+}
