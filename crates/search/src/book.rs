@@ -181,7 +181,8 @@ pub struct Book {
 pub enum MakeBookError {
     /// Too few positions pass the filter.
     #[error(
-        "only {found} of {wanted} distinct balanced positions after {tried} tries: widen --max-score, or change --turns"
+        "only {found} of {wanted} distinct balanced positions after {tried} tries: {hint}widen --max-score, or change --turns",
+        hint = fewer_hint(*found)
     )]
     TooFew {
         /// Found.
@@ -191,6 +192,16 @@ pub enum MakeBookError {
         /// Tried.
         tried: usize,
     },
+}
+
+/// The first remedy for too few positions where some were found: fewer (each wanted
+/// position also allows fewer tries, so a count near `found` may still fall short).
+fn fewer_hint(found: usize) -> &'static str {
+    if found == 0 {
+        ""
+    } else {
+        "ask for fewer with --count, "
+    }
 }
 
 /// Makes a book: distinct positions reached by `turns` uniformly random distinct turns
@@ -384,6 +395,7 @@ mod tests {
         spec.tries_per_position = 3;
         let e = make_book(&spec, |_, _| {}).unwrap_err();
         assert!(matches!(e, MakeBookError::TooFew { found: 1, .. }), "{e}");
+        assert!(e.to_string().contains("ask for fewer with --count"), "{e}");
         let r = RuleOptions::default();
         let e = parse_book(
             "x.fen",
