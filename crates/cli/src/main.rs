@@ -80,8 +80,8 @@ pub fn input_err(e: impl std::fmt::Display) -> anyhow::Error {
 /// Lets a closed pipe end the program as it ends other Unix tools (`fanorona analyze ... |
 /// head`), silently, instead of a panic in `println!`: Rust starts with SIGPIPE ignored,
 /// so a write to a pipe whose reader has gone returns an error that `println!` turns
-/// into a panic. What a command writes to disk (checkpoints, records) is written whole
-/// or not at all either way.
+/// into a panic. The signal comes only on a write to the closed pipe, so no write to a
+/// file (checkpoints, records) is cut short by it.
 #[cfg(unix)]
 fn default_sigpipe() {
     // SAFETY: called first thing in `main`, before any thread starts; SIG_DFL is a valid
