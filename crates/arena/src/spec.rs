@@ -26,8 +26,10 @@ use fanorona_nn::burn::prelude::Device;
 use fanorona_nn::{MctsBudget, MctsPlayer, NetConfig, NetEvaluator, checkpoint};
 use fanorona_rules::Variant;
 use fanorona_search::{
-    AbConfig, AbPlayer, BlendConfig, GuardConfig, Limits, MctsConfig, Player, RandomPlayer,
+    AbConfig, AbPlayer, BlendConfig, GuardConfig, LearnedEval, Limits, MctsConfig, Player,
+    RandomPlayer,
 };
+use std::sync::Arc;
 use std::time::Duration;
 
 /// The depth in turns of the alpha-beta search mixed into an `mcts` player's leaf values
@@ -134,6 +136,9 @@ pub enum EngineSpec {
         cfg: AbConfig,
         /// Limits per move.
         limits: Limits,
+        /// A learned evaluation's file (`eval=FILE`; see `fanorona_search::learned`),
+        /// read when the player is made.
+        eval: Option<std::path::PathBuf>,
     },
     /// Uniformly random turns.
     Random {
@@ -168,6 +173,9 @@ pub enum EngineSpec {
         /// Choose only among the turns an alpha-beta search finds sound (`guard=DEPTH`,
         /// `guard_margin=M`; `MctsPlayer::with_guard`); `guard=0`: every legal turn.
         guard: Guard,
+        /// A learned evaluation for the guard's and the blend's alpha-beta searches
+        /// (`ab_eval=FILE` or `ab_eval=release`; `MctsPlayer::with_ab_eval`).
+        ab_eval: Option<std::path::PathBuf>,
     },
 }
 
@@ -180,6 +188,34 @@ pub enum NetSource {
     Fresh,
     /// `ckpt=DIR`: a checkpoint folder or a run folder (its latest checkpoint).
     Dir(std::path::PathBuf),
+}
+
+/// The release folder's learned evaluation file, in `checkpoints/release/<variant>/`.
+pub const RELEASE_EVAL_FILE: &str = "eval.txt";
+
+/// Reads a learned evaluation (`ab:eval=FILE`) for games of `variant`; `release` names
+/// the release folder's ([`RELEASE_EVAL_FILE`]).
+///
+/// # Errors
+/// A file that cannot be read, is not a learned evaluation, or is for another board,
+/// naming the file.
+pub fn load_learned(path: &std::path::Path, variant: Variant) -> Result<Arc<LearnedEval>> {
+    let release;
+    let path = if path.as_os_str() == "release" {
+        release = checkpoint::release_dir(variant)
+            .map_err(input_err)?
+            .join(RELEASE_EVAL_FILE);
+        release.as_path()
+    } else {
+        path
+    };
+    let named = |e: &dyn std::fmt::Display| {
+        input_err(format!("learned evaluation {}: {e}", path.display()))
+    };
+    let text = std::fs::read_to_string(path).map_err(|e| named(&e))?;
+    let e = LearnedEval::from_text(&text).map_err(|e| named(&e))?;
+    e.check_variant(variant).map_err(|e| named(&e))?;
+    Ok(Arc::new(e))
 }
 
 /// Reads a duration: `250ms`, `1s`, `1.5s`, `2m`.
@@ -229,8 +265,15 @@ impl EngineSpec {
             "ab" => {
                 let mut cfg = AbConfig::default();
                 let mut limits = Limits::default();
+                let mut eval = None;
                 for (k, v) in pairs {
                     match k {
+                        "eval" => {
+                            if v.is_empty() {
+                                return Err(bad(k, v, "a learned evaluation's file"));
+                            }
+                            eval = Some(v.into());
+                        }
                         "depth" => {
                             limits.depth = Some(
                                 v.parse()
@@ -263,7 +306,7 @@ impl EngineSpec {
                         }
                         _ => {
                             return Err(input_err(format!(
-                                "engine spec `{spec}`: unknown option `{k}` (ab knows depth, nodes, time, hash, qdepth)"
+                                "engine spec `{spec}`: unknown option `{k}` (ab knows depth, nodes, time, hash, qdepth, eval)"
                             )));
                         }
                     }
@@ -271,7 +314,7 @@ impl EngineSpec {
                 if limits == Limits::default() {
                     limits.depth = Some(6);
                 }
-                Ok(EngineSpec::Ab { cfg, limits })
+                Ok(EngineSpec::Ab { cfg, limits, eval })
             }
             "mcts" => {
                 let mut ckpt = NetSource::Release;
@@ -285,8 +328,15 @@ impl EngineSpec {
                 let mut reuse = false;
                 let mut guard_depth = None;
                 let mut guard_margin = None;
+                let mut ab_eval = None;
                 for (k, v) in pairs {
                     match k {
+                        "ab_eval" => {
+                            if v.is_empty() {
+                                return Err(bad(k, v, "a learned evaluation's file, or release"));
+                            }
+                            ab_eval = Some(v.into());
+                        }
                         "reuse" => reuse = v.parse().map_err(|_| bad(k, v, "true or false"))?,
                         "ckpt" => {
                             ckpt = match v {
@@ -420,7 +470,7 @@ impl EngineSpec {
                         }
                         _ => {
                             return Err(input_err(format!(
-                                "engine spec `{spec}`: unknown option `{k}` (mcts knows ckpt, sims, time, gumbel, seed, blend, blend_weight, blend_scale, guard, guard_margin, free_chains, pass_forced, solver, minimax, reuse, c_puct, fpu, ptemp, contempt, batch)"
+                                "engine spec `{spec}`: unknown option `{k}` (mcts knows ckpt, sims, time, gumbel, seed, blend, blend_weight, blend_scale, guard, guard_margin, ab_eval, free_chains, pass_forced, solver, minimax, reuse, c_puct, fpu, ptemp, contempt, batch)"
                             )));
                         }
                     }
@@ -469,6 +519,7 @@ impl EngineSpec {
                     blend,
                     reuse,
                     guard,
+                    ab_eval,
                 })
             }
             "random" => {
@@ -497,7 +548,13 @@ impl EngineSpec {
     /// A checkpoint that cannot be loaded or is of another variant.
     pub fn player(&self, name: &str, variant: Variant, device: &Device) -> Result<Box<dyn Player>> {
         Ok(match self {
-            EngineSpec::Ab { cfg, limits } => Box::new(AbPlayer::new(*cfg, *limits, name)),
+            EngineSpec::Ab { cfg, limits, eval } => {
+                let mut cfg = cfg.clone();
+                if let Some(path) = eval {
+                    cfg.learned = Some(load_learned(path, variant)?);
+                }
+                Box::new(AbPlayer::new(cfg, *limits, name))
+            }
             EngineSpec::Random { seed } => Box::new(RandomPlayer::new(*seed)),
             EngineSpec::Mcts {
                 sims,
@@ -507,8 +564,13 @@ impl EngineSpec {
                 blend,
                 reuse,
                 guard,
+                ab_eval,
                 ..
             } => {
+                let learned = match ab_eval {
+                    Some(p) => Some(load_learned(p, variant)?),
+                    None => None,
+                };
                 let eval = self.evaluator(variant, device)?;
                 let cfg = *search;
                 let budget = MctsBudget {
@@ -517,6 +579,7 @@ impl EngineSpec {
                 };
                 let player = MctsPlayer::with_budget(eval, cfg, budget, name, *seed)
                     .with_reuse(*reuse)
+                    .with_ab_eval(learned)
                     .with_guard(guard.config(variant, time.is_some()));
                 Box::new(match blend.config(variant) {
                     Some(b) => player.with_blend(b),
@@ -587,7 +650,17 @@ mod tests {
             EngineSpec::parse("random:seed=4").unwrap(),
             EngineSpec::Random { seed: 4 }
         );
+        assert!(matches!(
+            EngineSpec::parse("ab:time=50ms,eval=e.txt").unwrap(),
+            EngineSpec::Ab { eval: Some(p), .. } if p == std::path::Path::new("e.txt")
+        ));
+        assert!(matches!(
+            EngineSpec::parse("mcts:time=50ms,ab_eval=release").unwrap(),
+            EngineSpec::Mcts { ab_eval: Some(p), .. } if p == std::path::Path::new("release")
+        ));
         for bad in [
+            "ab:eval=",
+            "mcts:ab_eval=",
             "ab:depth=0",
             "ab:depth",
             "ab:speed=3",
@@ -642,6 +715,7 @@ mod tests {
                 blend: Blend::Default,
                 reuse: false,
                 guard: Guard::Default,
+                ab_eval: None,
             }
         );
         assert!(matches!(

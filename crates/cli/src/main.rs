@@ -7,6 +7,7 @@ mod bench;
 mod book_cmd;
 mod dist_cmd;
 mod engine;
+mod eval_cmd;
 mod export_cmd;
 mod play;
 mod rules_cmds;
@@ -51,6 +52,9 @@ enum Command {
     Arena(arena_cmd::ArenaArgs),
     /// Make an opening book: balanced positions after random turns, judged by alpha-beta.
     Book(book_cmd::BookArgs),
+    /// Fit a learned evaluation for alpha-beta (`ab:eval=FILE`) to positions scored by a
+    /// deeper search.
+    TuneEval(eval_cmd::TuneEvalArgs),
     /// Export a checkpoint for other front ends: ONNX, safetensors and model.json.
     Export(export_cmd::ExportArgs),
     /// Plot training metrics (metrics.jsonl) as an SVG.
@@ -114,6 +118,7 @@ fn main() -> ExitCode {
         Command::Learn(a) => dist_cmd::learn(a),
         Command::Arena(a) => arena_cmd::arena(a),
         Command::Book(a) => book_cmd::book(a),
+        Command::TuneEval(a) => eval_cmd::tune_eval(a),
         Command::Plot(a) => arena_cmd::plot(a),
         Command::Export(a) => export_cmd::export(a),
         Command::Bench(a) => bench::run(a),

@@ -345,9 +345,13 @@ async fn play(body: String) -> ApiResult {
 fn capped(spec: EngineSpec, cap: Duration) -> EngineSpec {
     let clamp = |t: Option<Duration>| Some(t.map_or(cap, |t| t.min(cap)));
     match spec {
-        EngineSpec::Ab { cfg, mut limits } => {
+        EngineSpec::Ab {
+            cfg,
+            mut limits,
+            eval,
+        } => {
             limits.time = clamp(limits.time);
-            EngineSpec::Ab { cfg, limits }
+            EngineSpec::Ab { cfg, limits, eval }
         }
         // Gumbel plans its simulations in advance: cap those instead of the time.
         EngineSpec::Mcts {
@@ -359,6 +363,7 @@ fn capped(spec: EngineSpec, cap: Duration) -> EngineSpec {
             blend,
             reuse,
             guard,
+            ab_eval,
         } => {
             let gumbel = search.gumbel.is_some();
             EngineSpec::Mcts {
@@ -374,6 +379,7 @@ fn capped(spec: EngineSpec, cap: Duration) -> EngineSpec {
                 blend,
                 reuse,
                 guard,
+                ab_eval,
             }
         }
         other => other,
@@ -430,6 +436,7 @@ async fn net(Query(q): Params) -> ApiResult {
             blend: Blend::Off,
             reuse: false,
             guard: Guard::Off,
+            ab_eval: None,
         };
         fn evaluate<G: fanorona_sim::Encode>(
             g: &G,

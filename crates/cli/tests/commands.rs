@@ -1594,3 +1594,111 @@ fn a_closed_pipe_is_no_panic() {
     // SIGPIPE is 13 on Linux and macOS.
     assert_eq!(o.status.signal(), Some(13), "{:?}", o.status);
 }
+
+#[test]
+fn tune_eval_then_alpha_beta_plays_with_it() {
+    let dir = std::env::temp_dir().join(format!("fanorona-tune-eval-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    let eval = dir.join("eval.txt").display().to_string();
+    let data = dir.join("labels.txt").display().to_string();
+    let fit = [
+        "tune-eval",
+        "--variant",
+        "dimy",
+        "--games",
+        "6",
+        "--play-depth",
+        "1",
+        "--label-depth",
+        "2",
+        "--max-turns",
+        "30",
+        "--hidden",
+        "8",
+        "--epochs",
+        "2",
+        "--threads",
+        "2",
+    ];
+    let o = fanorona(&[&fit[..], &["--out", &eval, "--save-data", &data]].concat());
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert!(stderr(&o).contains("held-out loss"), "{}", stderr(&o));
+    let text = std::fs::read_to_string(&eval).unwrap();
+    assert!(text.starts_with("fanorona-learned-eval 1\nvariant dimy\nhidden 8\n"));
+    // The saved labels fit again without playing, to the same network.
+    let again = dir.join("again.txt").display().to_string();
+    let o = fanorona(&[&fit[..], &["--out", &again, "--data", &data]].concat());
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert_eq!(std::fs::read_to_string(&again).unwrap(), text);
+    // A round that plays and labels with the network just fitted.
+    let round = dir.join("round.txt").display().to_string();
+    let o = fanorona(&[&fit[..], &["--out", &round, "--label-eval", &eval]].concat());
+    assert!(o.status.success(), "{}", stderr(&o));
+    // Alpha-beta and the network player's guard play with it.
+    let spec = format!("ab:depth=2,eval={eval}");
+    let mcts = format!("mcts:ckpt=none,sims=4,guard=2,blend=1,ab_eval={eval}");
+    let out = dir.join("arena").display().to_string();
+    let args = [
+        "arena",
+        "--variant",
+        "dimy",
+        "--players",
+        &spec,
+        &mcts,
+        "--games",
+        "2",
+        "--out",
+        &out,
+        "--json",
+    ];
+    let v = json(&fanorona(&args));
+    assert_eq!(v["games"], 2);
+    // Bad files: named, exit status 2, no panic.
+    let bad = dir.join("bad.txt");
+    std::fs::write(
+        &bad,
+        "fanorona-learned-eval 1\nvariant dimy\nhidden 8\n1 2 x\n",
+    )
+    .unwrap();
+    for (variant, file, needle) in [
+        (
+            "dimy",
+            bad.display().to_string(),
+            "weight 2 is not a finite number",
+        ),
+        (
+            "dimy",
+            dir.join("none.txt").display().to_string(),
+            "none.txt",
+        ),
+        ("tsivy", eval.clone(), "made for dimy, not tsivy"),
+    ] {
+        let spec = format!("ab:depth=1,eval={file}");
+        let o = fanorona(&[
+            "arena",
+            "--variant",
+            variant,
+            "--players",
+            &spec,
+            "ab:depth=1",
+            "--games",
+            "2",
+        ]);
+        assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+        assert!(stderr(&o).contains(needle), "{}", stderr(&o));
+        assert!(!stderr(&o).contains("panicked"), "{}", stderr(&o));
+    }
+    let bad_data = dir.join("bad-data.txt");
+    std::fs::write(&bad_data, "not a fen ; 12\n").unwrap();
+    let o = fanorona(
+        &[
+            &fit[..],
+            &["--out", &again, "--data", &bad_data.display().to_string()],
+        ]
+        .concat(),
+    );
+    assert_eq!(o.status.code(), Some(2));
+    assert!(stderr(&o).contains("bad-data.txt line 1"), "{}", stderr(&o));
+    let _ = std::fs::remove_dir_all(&dir);
+}

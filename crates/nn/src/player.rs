@@ -4,9 +4,10 @@ use crate::evaluator::NetEvaluator;
 use fanorona_rules::game::{action_from_index, action_index};
 use fanorona_rules::{Game, History, Position};
 use fanorona_search::{
-    AbBlend, BlendConfig, Choice, GuardConfig, Mcts, MctsConfig, Player, SearchResult, TurnGuard,
-    next_actions,
+    AbBlend, BlendConfig, Choice, GuardConfig, LearnedEval, Mcts, MctsConfig, Player, SearchResult,
+    TurnGuard, next_actions,
 };
+use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 /// How much a [`MctsPlayer`] searches.
@@ -55,6 +56,9 @@ pub struct MctsPlayer {
     /// With [`MctsPlayer::with_guard`]: the search chooses among the turns a shallow
     /// alpha-beta search finds sound.
     guard: Option<TurnGuard>,
+    /// The learned evaluation of the guard's and the blend's alpha-beta searches
+    /// ([`MctsPlayer::with_ab_eval`]).
+    ab_eval: Option<Arc<LearnedEval>>,
 }
 
 impl MctsPlayer {
@@ -92,6 +96,7 @@ impl MctsPlayer {
             reuse: false,
             tree: None,
             guard: None,
+            ab_eval: None,
         }
     }
 
@@ -100,7 +105,19 @@ impl MctsPlayer {
     /// the network decides between sound turns, the search keeps it from tactical
     /// blunders (default off).
     pub fn with_guard(mut self, guard: Option<GuardConfig>) -> MctsPlayer {
-        self.guard = guard.map(TurnGuard::new);
+        let learned = self.ab_eval.clone();
+        self.guard = guard.map(|g| TurnGuard::new(g).with_learned(learned.clone()));
+        self
+    }
+
+    /// The same player whose alpha-beta searches (the guard's and the blend's) evaluate
+    /// with a learned evaluation (see [`fanorona_search::learned`]), whichever of
+    /// [`MctsPlayer::with_guard`] and [`MctsPlayer::with_blend`] came first.
+    pub fn with_ab_eval(mut self, learned: Option<Arc<LearnedEval>>) -> MctsPlayer {
+        self.ab_eval = learned.clone();
+        self.guard = self.guard.take().map(|g| g.with_learned(learned.clone()));
+        let cfg = *self.eval.config();
+        self.eval = AbBlend::new(self.eval.inner, cfg).with_learned(learned);
         self
     }
 
@@ -115,7 +132,7 @@ impl MctsPlayer {
     /// The same player with its leaf values mixed with a shallow alpha-beta search's
     /// (see [`AbBlend`]).
     pub fn with_blend(mut self, blend: BlendConfig) -> MctsPlayer {
-        self.eval = AbBlend::new(self.eval.inner, blend);
+        self.eval = AbBlend::new(self.eval.inner, blend).with_learned(self.ab_eval.clone());
         self
     }
 

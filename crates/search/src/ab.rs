@@ -5,8 +5,10 @@
 //! (quiet clock, and repetition where enabled) and mate-distance scores.
 
 use crate::eval::{EvalWeights, evaluate};
+use crate::learned::LearnedEval;
 use crate::tt::{Bound, Table};
 use fanorona_rules::{History, Outcome, Position, Turn, TurnMode};
+use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 /// Score of a win found at the root: a win in `n` turns scores `MATE - n`.
@@ -28,7 +30,7 @@ pub struct Limits {
 }
 
 /// The engine's settings.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq)]
 pub struct AbConfig {
     /// Transposition table size in MiB.
     pub hash_mb: usize,
@@ -36,6 +38,8 @@ pub struct AbConfig {
     pub weights: EvalWeights,
     /// How many capture turns deep the quiescence search may go.
     pub qsearch_depth: u32,
+    /// A learned correction of the evaluation (`None`: the hand-written one alone).
+    pub learned: Option<Arc<LearnedEval>>,
 }
 
 impl Default for AbConfig {
@@ -44,6 +48,7 @@ impl Default for AbConfig {
             hash_mb: 32,
             weights: EvalWeights::default(),
             qsearch_depth: 6,
+            learned: None,
         }
     }
 }
@@ -105,8 +110,8 @@ impl AlphaBeta {
     /// An engine with these settings.
     pub fn new(cfg: AbConfig) -> AlphaBeta {
         AlphaBeta {
-            cfg,
             tt: Table::new(cfg.hash_mb),
+            cfg,
             killers: vec![[0; 2]; MAX_PLY],
             history: vec![0; 64 * 64],
             lists: (0..MAX_PLY).map(|_| Vec::with_capacity(64)).collect(),
@@ -118,6 +123,11 @@ impl AlphaBeta {
             deadline: None,
             stopped: false,
         }
+    }
+
+    /// The settings.
+    pub fn config(&self) -> &AbConfig {
+        &self.cfg
     }
 
     /// Forgets everything learned (transposition table, killers, history).
@@ -400,7 +410,10 @@ impl AlphaBeta {
         if let Some(o) = pos.outcome_given(captures || pos.has_turn()) {
             return outcome_score(o, pos, ply);
         }
-        let stand = evaluate(pos, &self.cfg.weights);
+        let stand = match &self.cfg.learned {
+            None => evaluate(pos, &self.cfg.weights),
+            Some(e) => e.evaluate(pos, &self.cfg.weights),
+        };
         if !captures || qdepth == 0 || ply >= MAX_PLY - 2 || stand >= beta {
             return stand;
         }

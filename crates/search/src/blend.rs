@@ -9,7 +9,9 @@
 
 use crate::ab::{AbConfig, AlphaBeta, Limits, MATE, MATE_BOUND};
 use crate::evaluator::Evaluator;
+use crate::learned::LearnedEval;
 use fanorona_rules::{Color, Game, Outcome, Position};
+use std::sync::Arc;
 
 /// Settings of [`AbBlend`].
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -57,6 +59,8 @@ pub struct AbBlend<E> {
     /// Made at the first search, so that a blend of weight 0 (the network alone) costs
     /// no transposition table.
     ab: Option<AlphaBeta>,
+    /// The learned evaluation its searches use (`None`: the hand-written one).
+    learned: Option<Arc<LearnedEval>>,
 }
 
 impl<E> AbBlend<E> {
@@ -66,7 +70,15 @@ impl<E> AbBlend<E> {
             inner,
             cfg,
             ab: None,
+            learned: None,
         }
+    }
+
+    /// The same blend searching with a learned evaluation (see [`crate::learned`]).
+    pub fn with_learned(mut self, learned: Option<Arc<LearnedEval>>) -> AbBlend<E> {
+        self.learned = learned;
+        self.ab = None;
+        self
     }
 
     /// The settings.
@@ -107,9 +119,11 @@ impl<E> AbBlend<E> {
             };
         }
         if pos.chain().is_none() {
+            let learned = &self.learned;
             let ab = self.ab.get_or_insert_with(|| {
                 AlphaBeta::new(AbConfig {
                     hash_mb: 8,
+                    learned: learned.clone(),
                     ..AbConfig::default()
                 })
             });

@@ -1,6 +1,6 @@
 //! Static evaluation for the alpha-beta engine.
 
-use fanorona_rules::{Bitboard, Color, Position};
+use fanorona_rules::{Bitboard, Color, Position, StepFeatures};
 
 /// The evaluation's weights, in hundredths of a piece. One documented place for every
 /// term; [`EvalWeights::default`] is what the engine plays with.
@@ -44,11 +44,16 @@ fn strong_points(g: &fanorona_rules::Geometry) -> Bitboard {
 
 /// Evaluates `pos` for the side to move, in hundredths of a piece.
 pub fn evaluate(pos: &Position, w: &EvalWeights) -> i32 {
+    evaluate_with(pos, w, &pos.step_features())
+}
+
+/// [`evaluate`] given `pos`'s step features (`pos.step_features()`), for callers that
+/// need them too.
+pub(crate) fn evaluate_with(pos: &Position, w: &EvalWeights, f: &StepFeatures) -> i32 {
     let me = pos.side_to_move();
     let them = me.other();
     let g = pos.geometry();
     let strong = strong_points(g);
-    let f = pos.step_features();
     let side = |c: Color, mobility: u32| {
         let p = pos.pieces(c);
         p.count() as i32 * w.piece

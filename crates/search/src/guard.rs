@@ -16,9 +16,11 @@
 //! the fast judgement to), about one turn deeper on a clock.
 
 use crate::ab::{AbConfig, AlphaBeta, INF, Limits, MATE};
+use crate::learned::LearnedEval;
 use fanorona_rules::game::action_index;
 use fanorona_rules::{Color, History, Outcome, Position, Turn, TurnMode};
 use std::collections::HashMap;
+use std::sync::Arc;
 use std::time::Instant;
 
 /// Settings of [`TurnGuard`].
@@ -84,6 +86,17 @@ impl TurnGuard {
             }),
             last_depth: 0,
         }
+    }
+
+    /// The same guard judging with a learned evaluation (see [`crate::learned`]; `None`:
+    /// the hand-written one), its table's size kept.
+    pub fn with_learned(mut self, learned: Option<Arc<LearnedEval>>) -> TurnGuard {
+        let cfg = AbConfig {
+            learned,
+            ..self.ab.config().clone()
+        };
+        self.ab = AlphaBeta::new(cfg);
+        self
     }
 
     /// The settings.

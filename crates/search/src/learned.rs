@@ -1,0 +1,837 @@
+//! A learned evaluation for the alpha-beta engine: a small network (one hidden layer)
+//! that corrects [`crate::evaluate`]'s score, fitted to what deeper searches say.
+//!
+//! The way chess engines went with NNUE: a network cheap enough to evaluate at every leaf
+//! of an alpha-beta search, trained on positions scored by a search deeper than the one
+//! that will call it, so that each leaf sees a little of what lies below it. Here the
+//! network sees the board from the side to move (the board turned half round when Black
+//! is to move): one input for each of its pieces on each point, one for each of the
+//! other side's, and a few counts the hand-written evaluation already computes (paika
+//! moves of each side, pieces hanging and attacked, material). Its output, in pieces, is
+//! added to the hand-written score; a network whose last layer is zero is that score
+//! exactly, which is where [`LearnedEval::new`] starts.
+//!
+//! [`LearnedEval::fit`] fits it to labelled positions with Adam, by the squared
+//! difference of win chances (the logistic of a score over [`SCALE`] hundredths of a
+//! piece), as Texel's tuning does; each position is also learned mirrored left to right,
+//! which the rules do not tell apart. The file format is plain text
+//! ([`LearnedEval::to_text`]), a header then the weights.
+
+use crate::eval::{EvalWeights, evaluate_with};
+use fanorona_rules::{Color, Position, Variant};
+use rand::rngs::SmallRng;
+use rand::seq::SliceRandom;
+use rand::{RngExt, SeedableRng};
+use std::fmt::Write as _;
+use thiserror::Error;
+
+/// Dense inputs after the board's: paika moves of the side to move and of the other
+/// (over 16), pieces the side to move can capture next and its own attacked ones (over
+/// 4), and each side's material (over the starting count).
+const DENSE: usize = 6;
+
+/// Hundredths of a piece per unit of the logistic that turns scores into win chances.
+pub const SCALE: f32 = 200.0;
+
+/// The header's first line.
+const MAGIC: &str = "fanorona-learned-eval 1";
+
+/// Scores beyond this many hundredths of a piece count as this many in the loss (mate
+/// scores become a sure win or loss).
+const CLAMP: f32 = 3000.0;
+
+/// A learned correction of the hand-written evaluation (see the module's documentation).
+/// Its weights are always finite numbers (reading rejects others), so it is `Eq`.
+#[derive(Clone, Debug, PartialEq)]
+pub struct LearnedEval {
+    variant: Variant,
+    hidden: usize,
+    /// Inputs by hidden units, one row of `hidden` weights an input.
+    w1: Vec<f32>,
+    b1: Vec<f32>,
+    w2: Vec<f32>,
+    b2: f32,
+}
+
+impl Eq for LearnedEval {}
+
+/// Why a learned evaluation could not be read.
+#[derive(Debug, Error, PartialEq, Eq)]
+pub enum LearnedEvalError {
+    /// Not this format (the first line is wrong).
+    #[error("not a learned evaluation (its first line must be `{MAGIC}`)")]
+    Magic,
+    /// A header line is missing or wrong.
+    #[error("bad header line `{0}`")]
+    Header(String),
+    /// A weight that is not a finite number.
+    #[error("weight {index} is not a finite number: `{text}`")]
+    Weight {
+        /// Which weight, from 0.
+        index: usize,
+        /// What stood there.
+        text: String,
+    },
+    /// Too few or too many weights for the header's sizes.
+    #[error("expected {expected} weights, found {found}")]
+    Count {
+        /// How many the sizes ask for.
+        expected: usize,
+        /// How many there were.
+        found: usize,
+    },
+    /// Made for another board.
+    #[error("made for {found}, not {expected}")]
+    Variant {
+        /// The board asked for.
+        expected: &'static str,
+        /// The board of the file.
+        found: &'static str,
+    },
+}
+
+/// One position's inputs, as [`LearnedEval`] sees them.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Features {
+    /// Indices of the board inputs that are on.
+    pub board: Vec<u16>,
+    /// The dense inputs.
+    pub dense: [f32; DENSE],
+    /// The hand-written evaluation, in hundredths of a piece.
+    pub hand: f32,
+}
+
+/// A position and what a search scored it, for the side to move.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Labelled {
+    /// The position.
+    pub position: Position,
+    /// Its score for the side to move, in hundredths of a piece (or a mate score).
+    pub score: i32,
+}
+
+/// Settings of [`LearnedEval::fit`].
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct FitConfig {
+    /// Passes over the samples.
+    pub epochs: u32,
+    /// Samples per step.
+    pub batch: usize,
+    /// Adam's step size.
+    pub lr: f32,
+    /// Share of the positions held out to measure the fit (not trained on).
+    pub holdout: f32,
+    /// Shuffling seed.
+    pub seed: u64,
+}
+
+impl Default for FitConfig {
+    fn default() -> Self {
+        FitConfig {
+            epochs: 8,
+            batch: 256,
+            lr: 1e-3,
+            holdout: 0.05,
+            seed: 1,
+        }
+    }
+}
+
+/// How well an evaluation predicts the labels: the mean squared difference of win chances.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct FitReport {
+    /// Positions trained on (each also mirrored).
+    pub train: usize,
+    /// Positions held out.
+    pub holdout: usize,
+    /// The hand-written evaluation's loss on the held-out positions.
+    pub hand_loss: f64,
+    /// The learned evaluation's loss on them after each pass.
+    pub loss: f64,
+}
+
+fn sigmoid(x: f32) -> f32 {
+    1.0 / (1.0 + (-x).exp())
+}
+
+/// The point `p` seen from `side`, mirrored left to right when `mirror`.
+#[inline]
+fn view(p: usize, side: Color, mirror: bool, w: usize, n: usize) -> usize {
+    let p = if side == Color::Black { n - 1 - p } else { p };
+    if mirror {
+        let (y, x) = (p / w, p % w);
+        y * w + (w - 1 - x)
+    } else {
+        p
+    }
+}
+
+impl LearnedEval {
+    /// A network for `variant` with `hidden` units whose output is zero: it evaluates as
+    /// the hand-written evaluation does until fitted.
+    pub fn new(variant: Variant, hidden: usize, seed: u64) -> LearnedEval {
+        let inputs = 2 * variant.points() + DENSE;
+        let mut rng = SmallRng::seed_from_u64(seed);
+        let bound = (6.0 / (inputs as f32 / 8.0 + hidden as f32)).sqrt();
+        LearnedEval {
+            variant,
+            hidden,
+            w1: (0..inputs * hidden)
+                .map(|_| rng.random_range(-bound..bound))
+                .collect(),
+            b1: vec![0.0; hidden],
+            w2: vec![0.0; hidden],
+            b2: 0.0,
+        }
+    }
+
+    /// The board it was made for.
+    pub fn variant(&self) -> Variant {
+        self.variant
+    }
+
+    /// Hidden units.
+    pub fn hidden(&self) -> usize {
+        self.hidden
+    }
+
+    /// `pos`'s inputs, seen from the side to move (mirrored left to right when `mirror`).
+    pub fn features(pos: &Position, weights: &EvalWeights, mirror: bool) -> Features {
+        let f = pos.step_features();
+        let hand = evaluate_with(pos, weights, &f) as f32;
+        let me = pos.side_to_move();
+        let v = pos.variant();
+        let (w, n) = (v.width(), v.points());
+        let mut board = Vec::with_capacity(2 * v.pieces_each() as usize);
+        for (k, c) in [me, me.other()].into_iter().enumerate() {
+            for p in pos.pieces(c) {
+                board.push((k * n + view(p.index(), me, mirror, w, n)) as u16);
+            }
+        }
+        let start = v.pieces_each() as f32;
+        let dense = [
+            f.mobility[0] as f32 / 16.0,
+            f.mobility[1] as f32 / 16.0,
+            f.hanging.count() as f32 / 4.0,
+            f.attacked.count() as f32 / 4.0,
+            pos.pieces(me).count() as f32 / start,
+            pos.pieces(me.other()).count() as f32 / start,
+        ];
+        Features { board, dense, hand }
+    }
+
+    /// The hidden layer's sums for `x`, into `z`.
+    #[inline]
+    fn hidden_sums(&self, x: &Features, z: &mut [f32]) {
+        let h = self.hidden;
+        z.copy_from_slice(&self.b1);
+        for &i in &x.board {
+            let row = &self.w1[i as usize * h..(i as usize + 1) * h];
+            for (a, b) in z.iter_mut().zip(row) {
+                *a += b;
+            }
+        }
+        let d0 = 2 * self.variant.points();
+        for (j, &d) in x.dense.iter().enumerate() {
+            let row = &self.w1[(d0 + j) * h..(d0 + j + 1) * h];
+            for (a, b) in z.iter_mut().zip(row) {
+                *a += d * b;
+            }
+        }
+    }
+
+    /// The correction for `x`, in pieces.
+    fn output(&self, x: &Features, z: &mut [f32]) -> f32 {
+        self.hidden_sums(x, z);
+        self.b2
+            + z.iter()
+                .zip(&self.w2)
+                .map(|(a, w)| a.max(0.0) * w)
+                .sum::<f32>()
+    }
+
+    /// The score of `pos` for the side to move, in hundredths of a piece: the
+    /// hand-written evaluation with `weights`, corrected. The engine's hot path: the
+    /// hidden sums are gathered straight from the bitboards, with no allocation.
+    pub fn evaluate(&self, pos: &Position, weights: &EvalWeights) -> i32 {
+        const MAX_HIDDEN: usize = 64;
+        let h = self.hidden;
+        if h > MAX_HIDDEN {
+            let x = LearnedEval::features(pos, weights, false);
+            let y = self.output(&x, &mut vec![0.0; h]);
+            return (x.hand + 100.0 * y).round() as i32;
+        }
+        let f = pos.step_features();
+        let hand = evaluate_with(pos, weights, &f) as f32;
+        let me = pos.side_to_move();
+        let v = pos.variant();
+        let n = v.points();
+        let mut z = [0f32; MAX_HIDDEN];
+        let z = &mut z[..h];
+        z.copy_from_slice(&self.b1);
+        for (k, c) in [me, me.other()].into_iter().enumerate() {
+            for p in pos.pieces(c) {
+                let p = p.index();
+                let i = k * n + if me == Color::Black { n - 1 - p } else { p };
+                for (a, b) in z.iter_mut().zip(&self.w1[i * h..(i + 1) * h]) {
+                    *a += b;
+                }
+            }
+        }
+        let start = v.pieces_each() as f32;
+        let dense = [
+            f.mobility[0] as f32 / 16.0,
+            f.mobility[1] as f32 / 16.0,
+            f.hanging.count() as f32 / 4.0,
+            f.attacked.count() as f32 / 4.0,
+            pos.pieces(me).count() as f32 / start,
+            pos.pieces(me.other()).count() as f32 / start,
+        ];
+        let d0 = 2 * n;
+        for (j, d) in dense.into_iter().enumerate() {
+            for (a, b) in z.iter_mut().zip(&self.w1[(d0 + j) * h..(d0 + j + 1) * h]) {
+                *a += d * b;
+            }
+        }
+        let y = self.b2
+            + z.iter()
+                .zip(&self.w2)
+                .map(|(a, w)| a.max(0.0) * w)
+                .sum::<f32>();
+        (hand + 100.0 * y).round() as i32
+    }
+
+    /// Fits the network to `data` (see the module's documentation), telling `progress`
+    /// each pass's number and held-out loss. Positions of a side with no turn or with a
+    /// chain in progress are left out.
+    pub fn fit(
+        &mut self,
+        data: &[Labelled],
+        weights: &EvalWeights,
+        cfg: &FitConfig,
+        progress: &mut dyn FnMut(u32, f64),
+    ) -> FitReport {
+        let mut rng = SmallRng::seed_from_u64(cfg.seed);
+        let mut order: Vec<usize> = (0..data.len()).collect();
+        order.shuffle(&mut rng);
+        let held = ((data.len() as f32 * cfg.holdout) as usize).min(data.len());
+        let target = |s: i32| sigmoid((s as f32).clamp(-CLAMP, CLAMP) / SCALE);
+        let mut train = Vec::with_capacity(2 * (data.len() - held));
+        for &i in &order[held..] {
+            let d = &data[i];
+            for mirror in [false, true] {
+                let x = LearnedEval::features(&d.position, weights, mirror);
+                train.push((x, target(d.score)));
+            }
+        }
+        let test: Vec<(Features, f32)> = order[..held]
+            .iter()
+            .map(|&i| {
+                let d = &data[i];
+                (
+                    LearnedEval::features(&d.position, weights, false),
+                    target(d.score),
+                )
+            })
+            .collect();
+        let hand_loss = test
+            .iter()
+            .map(|(x, t)| (sigmoid(x.hand / SCALE) - t).powi(2) as f64)
+            .sum::<f64>()
+            / test.len().max(1) as f64;
+        let mut adam = Adam::new(self);
+        let mut loss = self.loss(&test);
+        for epoch in 0..cfg.epochs {
+            train.shuffle(&mut rng);
+            for batch in train.chunks(cfg.batch.max(1)) {
+                let g = self.gradient(batch);
+                adam.step(self, &g, cfg.lr);
+            }
+            loss = self.loss(&test);
+            progress(epoch + 1, loss);
+        }
+        FitReport {
+            train: data.len() - held,
+            holdout: held,
+            hand_loss,
+            loss,
+        }
+    }
+
+    /// The mean loss over `set`.
+    fn loss(&self, set: &[(Features, f32)]) -> f64 {
+        let mut z = vec![0.0; self.hidden];
+        set.iter()
+            .map(|(x, t)| {
+                let y = self.output(x, &mut z);
+                (sigmoid((x.hand + 100.0 * y) / SCALE) - t).powi(2) as f64
+            })
+            .sum::<f64>()
+            / set.len().max(1) as f64
+    }
+
+    /// The loss's gradient over `batch`, laid out as the parameters are (w1, b1, w2, b2).
+    fn gradient(&self, batch: &[(Features, f32)]) -> Vec<f32> {
+        let h = self.hidden;
+        let (n1, nb1, nw2) = (self.w1.len(), h, h);
+        let mut g = vec![0.0f32; n1 + nb1 + nw2 + 1];
+        let mut z = vec![0.0; h];
+        let d0 = 2 * self.variant.points();
+        let scale = 1.0 / batch.len() as f32;
+        for (x, t) in batch {
+            let y = self.output(x, &mut z);
+            let p = sigmoid((x.hand + 100.0 * y) / SCALE);
+            let dy = 2.0 * (p - t) * p * (1.0 - p) * 100.0 / SCALE * scale;
+            let (gw1, rest) = g.split_at_mut(n1);
+            let (gb1, rest) = rest.split_at_mut(nb1);
+            let (gw2, gb2) = rest.split_at_mut(nw2);
+            gb2[0] += dy;
+            for k in 0..h {
+                if z[k] > 0.0 {
+                    gw2[k] += dy * z[k];
+                    let dz = dy * self.w2[k];
+                    gb1[k] += dz;
+                    for &i in &x.board {
+                        gw1[i as usize * h + k] += dz;
+                    }
+                    for (j, &d) in x.dense.iter().enumerate() {
+                        gw1[(d0 + j) * h + k] += dz * d;
+                    }
+                }
+            }
+        }
+        g
+    }
+
+    fn params_mut(&mut self) -> impl Iterator<Item = &mut f32> {
+        self.w1
+            .iter_mut()
+            .chain(self.b1.iter_mut())
+            .chain(self.w2.iter_mut())
+            .chain(std::iter::once(&mut self.b2))
+    }
+
+    /// The network as text: [`MAGIC`], `variant NAME`, `hidden H`, then the weights
+    /// (w1 by input, b1, w2, b2), one line each group.
+    pub fn to_text(&self) -> String {
+        let mut s = format!(
+            "{MAGIC}\nvariant {}\nhidden {}\n",
+            self.variant.name(),
+            self.hidden
+        );
+        for group in [&self.w1[..], &self.b1[..], &self.w2[..], &[self.b2][..]] {
+            let mut first = true;
+            for w in group {
+                if !first {
+                    s.push(' ');
+                }
+                first = false;
+                let _ = write!(s, "{w}");
+            }
+            s.push('\n');
+        }
+        s
+    }
+
+    /// Reads [`LearnedEval::to_text`]'s format.
+    ///
+    /// # Errors
+    /// If the header or the weights are wrong (see [`LearnedEvalError`]).
+    pub fn from_text(text: &str) -> Result<LearnedEval, LearnedEvalError> {
+        let mut lines = text.lines();
+        if lines.next().map(str::trim) != Some(MAGIC) {
+            return Err(LearnedEvalError::Magic);
+        }
+        let mut field = |name: &str| -> Result<String, LearnedEvalError> {
+            let line = lines.next().unwrap_or("").trim();
+            match line.split_once(' ') {
+                Some((k, v)) if k == name => Ok(v.trim().to_string()),
+                _ => Err(LearnedEvalError::Header(format!(
+                    "{line} (expected `{name} ...`)"
+                ))),
+            }
+        };
+        let vname = field("variant")?;
+        let variant: Variant = vname
+            .parse()
+            .map_err(|_| LearnedEvalError::Header(format!("variant {vname}")))?;
+        if variant == Variant::Telo {
+            return Err(LearnedEvalError::Header(
+                "variant telo (no alpha-beta)".into(),
+            ));
+        }
+        let hname = field("hidden")?;
+        let hidden: usize = hname
+            .parse()
+            .ok()
+            .filter(|&h| (1..=1024).contains(&h))
+            .ok_or_else(|| LearnedEvalError::Header(format!("hidden {hname} (1 to 1024)")))?;
+        let mut values = Vec::new();
+        for (index, word) in lines.flat_map(str::split_whitespace).enumerate() {
+            match word.parse::<f32>() {
+                Ok(v) if v.is_finite() => values.push(v),
+                _ => {
+                    return Err(LearnedEvalError::Weight {
+                        index,
+                        text: word.to_string(),
+                    });
+                }
+            }
+        }
+        let mut e = LearnedEval::new(variant, hidden, 0);
+        let expected = e.w1.len() + 2 * hidden + 1;
+        if values.len() != expected {
+            return Err(LearnedEvalError::Count {
+                expected,
+                found: values.len(),
+            });
+        }
+        for (p, v) in e.params_mut().zip(values) {
+            *p = v;
+        }
+        Ok(e)
+    }
+
+    /// Checks that it was made for `variant`.
+    ///
+    /// # Errors
+    /// [`LearnedEvalError::Variant`] when not.
+    pub fn check_variant(&self, variant: Variant) -> Result<(), LearnedEvalError> {
+        if self.variant == variant {
+            Ok(())
+        } else {
+            Err(LearnedEvalError::Variant {
+                expected: variant.name(),
+                found: self.variant.name(),
+            })
+        }
+    }
+
+    #[cfg(test)]
+    fn input_count(&self) -> usize {
+        self.w1.len() / self.hidden
+    }
+}
+
+/// Settings of [`label_games`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct LabelConfig {
+    /// Games to play.
+    pub games: usize,
+    /// Depth in turns of the engine that plays the games.
+    pub play_depth: u32,
+    /// Percent of the turns played at random instead (the position still labelled).
+    pub explore_percent: u32,
+    /// Depth in turns of the search that scores each position.
+    pub label_depth: u32,
+    /// A game ends as a draw after this many turns.
+    pub max_turns: u32,
+    /// Seed of the random turns.
+    pub seed: u64,
+}
+
+impl Default for LabelConfig {
+    fn default() -> Self {
+        LabelConfig {
+            games: 2000,
+            play_depth: 3,
+            explore_percent: 10,
+            label_depth: 6,
+            max_turns: 120,
+            seed: 1,
+        }
+    }
+}
+
+/// Plays `cfg.games` games of the alpha-beta engine (game `i` from `starts[i % len]`) on
+/// `threads` threads and scores every position before a turn with a search of
+/// `cfg.label_depth` turns, the labels [`LearnedEval::fit`] learns from. `progress` is
+/// told the games done now and then (from the calling thread). The same arguments give
+/// the same positions and labels, in game order, whatever the number of threads. With
+/// `eval`, both engines (the one that plays and the one that scores) evaluate with it:
+/// each round of fitting then learns from searches that saw the last round's network.
+pub fn label_games(
+    starts: &[Position],
+    cfg: &LabelConfig,
+    eval: Option<&std::sync::Arc<LearnedEval>>,
+    threads: usize,
+    progress: &mut dyn FnMut(usize),
+) -> Vec<Labelled> {
+    use crate::ab::{AbConfig, AlphaBeta, Limits};
+    use std::sync::atomic::{AtomicUsize, Ordering};
+    use std::sync::mpsc;
+    if starts.is_empty() || cfg.games == 0 {
+        return Vec::new();
+    }
+    let threads = threads.max(1).min(cfg.games);
+    let next = AtomicUsize::new(0);
+    let (tx, rx) = mpsc::channel::<(usize, Vec<Labelled>)>();
+    let mut games: Vec<Option<Vec<Labelled>>> = vec![None; cfg.games];
+    std::thread::scope(|scope| {
+        for _ in 0..threads {
+            let tx = tx.clone();
+            let next = &next;
+            scope.spawn(move || {
+                let small = AbConfig {
+                    hash_mb: 4,
+                    learned: eval.cloned(),
+                    ..AbConfig::default()
+                };
+                let mut player = AlphaBeta::new(small.clone());
+                let mut judge = AlphaBeta::new(small);
+                let play = Limits {
+                    depth: Some(cfg.play_depth.max(1)),
+                    ..Limits::default()
+                };
+                let label = Limits {
+                    depth: Some(cfg.label_depth.max(1)),
+                    ..Limits::default()
+                };
+                loop {
+                    let i = next.fetch_add(1, Ordering::Relaxed);
+                    if i >= cfg.games {
+                        break;
+                    }
+                    let mut rng = SmallRng::seed_from_u64(
+                        cfg.seed ^ (i as u64).wrapping_mul(0x9E37_79B9_7F4A_7C15),
+                    );
+                    player.new_game();
+                    judge.new_game();
+                    let mut game = fanorona_rules::History::new(starts[i % starts.len()]);
+                    let mut out = Vec::new();
+                    for _ in 0..cfg.max_turns {
+                        let pos = *game.position();
+                        let turns = pos.turns(fanorona_rules::TurnMode::Distinct);
+                        if turns.is_empty() || game.outcome().is_some() {
+                            break;
+                        }
+                        let score = judge.search(&game, &label).score;
+                        out.push(Labelled {
+                            position: pos,
+                            score,
+                        });
+                        let turn = if rng.random_range(0..100) < cfg.explore_percent {
+                            turns[rng.random_range(0..turns.len())]
+                        } else {
+                            player.search(&game, &play).best.unwrap_or(turns[0])
+                        };
+                        game.play_unchecked(&turn);
+                    }
+                    if tx.send((i, out)).is_err() {
+                        break;
+                    }
+                }
+            });
+        }
+        drop(tx);
+        let mut done = 0;
+        for (i, out) in rx {
+            games[i] = Some(out);
+            done += 1;
+            progress(done);
+        }
+    });
+    games.into_iter().flatten().flatten().collect()
+}
+
+/// Adam's moment estimates, one per parameter.
+struct Adam {
+    m: Vec<f32>,
+    v: Vec<f32>,
+    t: i32,
+}
+
+impl Adam {
+    fn new(e: &LearnedEval) -> Adam {
+        let n = e.w1.len() + 2 * e.hidden + 1;
+        Adam {
+            m: vec![0.0; n],
+            v: vec![0.0; n],
+            t: 0,
+        }
+    }
+
+    fn step(&mut self, e: &mut LearnedEval, g: &[f32], lr: f32) {
+        const B1: f32 = 0.9;
+        const B2: f32 = 0.999;
+        self.t += 1;
+        let c1 = 1.0 - B1.powi(self.t);
+        let c2 = 1.0 - B2.powi(self.t);
+        for (((p, g), m), v) in e.params_mut().zip(g).zip(&mut self.m).zip(&mut self.v) {
+            *m = B1 * *m + (1.0 - B1) * g;
+            *v = B2 * *v + (1.0 - B2) * g * g;
+            *p -= lr * (*m / c1) / ((*v / c2).sqrt() + 1e-8);
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use fanorona_rules::{RuleOptions, TurnMode};
+
+    fn positions(n: usize, seed: u64) -> Vec<Position> {
+        positions_of(Variant::Dimy, n, seed)
+    }
+
+    fn positions_of(variant: Variant, n: usize, seed: u64) -> Vec<Position> {
+        let mut rng = SmallRng::seed_from_u64(seed);
+        let mut out = Vec::new();
+        while out.len() < n {
+            let mut pos = Position::start(variant, RuleOptions::default());
+            for _ in 0..rng.random_range(0..20) {
+                let turns = pos.turns(TurnMode::Distinct);
+                if turns.is_empty() {
+                    break;
+                }
+                pos.play_unchecked(&turns[rng.random_range(0..turns.len())]);
+            }
+            if pos.has_turn() {
+                out.push(pos);
+            }
+        }
+        out
+    }
+
+    #[test]
+    fn labelled_games_do_not_depend_on_the_threads() {
+        let starts = positions(3, 5);
+        let cfg = LabelConfig {
+            games: 4,
+            play_depth: 1,
+            label_depth: 2,
+            max_turns: 12,
+            ..LabelConfig::default()
+        };
+        let mut calls = 0;
+        let one = label_games(&starts, &cfg, None, 1, &mut |_| calls += 1);
+        let two = label_games(&starts, &cfg, None, 2, &mut |_| {});
+        assert_eq!(calls, 4);
+        assert!(one.len() > 8, "{} positions", one.len());
+        assert_eq!(one, two);
+        assert_eq!(one[0].position, starts[0]);
+        let mut judge = crate::AlphaBeta::new(crate::AbConfig::default());
+        let limits = crate::Limits {
+            depth: Some(2),
+            ..crate::Limits::default()
+        };
+        assert_eq!(
+            one[0].score,
+            judge.search_position(&starts[0], &limits).score
+        );
+    }
+
+    #[test]
+    fn a_new_network_is_the_hand_written_evaluation() {
+        let w = EvalWeights::default();
+        let e = LearnedEval::new(Variant::Dimy, 16, 3);
+        for pos in positions(50, 1) {
+            assert_eq!(e.evaluate(&pos, &w), crate::evaluate(&pos, &w));
+        }
+    }
+
+    #[test]
+    fn the_fast_evaluation_is_the_features_one() {
+        let w = EvalWeights::default();
+        for variant in [Variant::Dimy, Variant::Tsivy] {
+            let mut e = LearnedEval::new(variant, 16, 3);
+            assert_eq!(e.variant(), variant);
+            assert_eq!(e.hidden(), 16);
+            let mut rng = SmallRng::seed_from_u64(4);
+            for x in e.w2.iter_mut().chain(e.b1.iter_mut()) {
+                *x = rng.random_range(-1.0..1.0);
+            }
+            for pos in positions_of(variant, 60, 7) {
+                let x = LearnedEval::features(&pos, &w, false);
+                let y = e.output(&x, &mut [0.0; 16]);
+                let slow = (x.hand + 100.0 * y).round() as i32;
+                assert!((e.evaluate(&pos, &w) - slow).abs() <= 1);
+            }
+        }
+    }
+
+    #[test]
+    fn the_text_format_round_trips_and_bad_files_are_named() {
+        let mut e = LearnedEval::new(Variant::Dimy, 4, 3);
+        e.w2 = vec![0.5, -0.25, 1.0, 0.0];
+        e.b2 = 0.125;
+        let back = LearnedEval::from_text(&e.to_text()).unwrap();
+        assert_eq!(back, e);
+        assert_eq!(back.input_count(), 2 * 25 + DENSE);
+        assert_eq!(
+            LearnedEval::from_text("hello"),
+            Err(LearnedEvalError::Magic)
+        );
+        let text = e.to_text();
+        let cut = &text[..text.rfind('\n').unwrap() - 6];
+        assert!(matches!(
+            LearnedEval::from_text(cut),
+            Err(LearnedEvalError::Count { .. }) | Err(LearnedEvalError::Weight { .. })
+        ));
+        let nan = text.replacen("0.125", "NaN", 1);
+        assert!(matches!(
+            LearnedEval::from_text(&nan),
+            Err(LearnedEvalError::Weight { .. })
+        ));
+        assert!(matches!(
+            LearnedEval::from_text(&text.replace("hidden 4", "hidden 0")),
+            Err(LearnedEvalError::Header(_))
+        ));
+        assert!(back.check_variant(Variant::Tsivy).is_err());
+    }
+
+    #[test]
+    fn the_side_to_move_sees_the_same_board_either_colour() {
+        // The start position turned half round with the colours swapped is itself: both
+        // sides see the same inputs.
+        let w = EvalWeights::default();
+        let pos = Position::start(Variant::Tsivy, RuleOptions::default());
+        let mut black = pos;
+        let turns = pos.turns(TurnMode::Distinct);
+        black.play_unchecked(&turns[0]);
+        let fw = LearnedEval::features(&pos, &w, false);
+        let mut sorted = fw.board.clone();
+        sorted.sort_unstable();
+        assert_eq!(sorted, fw.board, "own pieces first, then the other side's");
+        assert_eq!(fw.board.len(), 44);
+        let mirrored = LearnedEval::features(&pos, &w, true);
+        assert_eq!(mirrored.hand, fw.hand);
+        assert_ne!(mirrored.board, fw.board, "the middle row is not symmetric");
+    }
+
+    #[test]
+    fn fitting_learns_a_correction_the_hand_evaluation_lacks() {
+        // Labels: the hand evaluation plus half a piece for each own piece on the first
+        // row seen from the side to move. The fit must get closer than the hand alone.
+        let w = EvalWeights::default();
+        let data: Vec<Labelled> = positions(600, 2)
+            .into_iter()
+            .map(|p| {
+                let x = LearnedEval::features(&p, &w, false);
+                let row = x.board.iter().filter(|&&i| i < 5).count() as i32;
+                Labelled {
+                    score: crate::evaluate(&p, &w) + 50 * row,
+                    position: p,
+                }
+            })
+            .collect();
+        let mut e = LearnedEval::new(Variant::Dimy, 8, 1);
+        let cfg = FitConfig {
+            epochs: 30,
+            batch: 32,
+            lr: 3e-3,
+            holdout: 0.2,
+            seed: 1,
+        };
+        let mut passes = 0;
+        let r = e.fit(&data, &w, &cfg, &mut |_, _| passes += 1);
+        assert_eq!(passes, 30);
+        assert_eq!(r.holdout, 120);
+        assert!(
+            r.loss < r.hand_loss * 0.5,
+            "learned {} hand {}",
+            r.loss,
+            r.hand_loss
+        );
+    }
+}
