@@ -105,6 +105,20 @@ pub fn default_guard(variant: Variant, timed: bool) -> Option<GuardConfig> {
     Some(GuardConfig { depth, margin })
 }
 
+/// Which evaluation an `mcts` player's alpha-beta searches (its guard's and its blend's)
+/// use.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum AbEval {
+    /// The spec names none: the learned evaluation that comes with the network, the
+    /// [`RELEASE_EVAL_FILE`] of its checkpoint folder when there is one (the release
+    /// folders have one), else the hand-written evaluation.
+    Default,
+    /// `ab_eval=none`: the hand-written evaluation.
+    Off,
+    /// `ab_eval=FILE` (or `ab_eval=release`: the release folder's).
+    File(std::path::PathBuf),
+}
+
 /// Whether an `mcts` player chooses only among the turns an alpha-beta search finds sound.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Guard {
@@ -173,9 +187,9 @@ pub enum EngineSpec {
         /// Choose only among the turns an alpha-beta search finds sound (`guard=DEPTH`,
         /// `guard_margin=M`; `MctsPlayer::with_guard`); `guard=0`: every legal turn.
         guard: Guard,
-        /// A learned evaluation for the guard's and the blend's alpha-beta searches
-        /// (`ab_eval=FILE` or `ab_eval=release`; `MctsPlayer::with_ab_eval`).
-        ab_eval: Option<std::path::PathBuf>,
+        /// The evaluation of the guard's and the blend's alpha-beta searches
+        /// (`ab_eval=FILE|release|none`; `MctsPlayer::with_ab_eval`).
+        ab_eval: AbEval,
     },
 }
 
@@ -190,7 +204,9 @@ pub enum NetSource {
     Dir(std::path::PathBuf),
 }
 
-/// The release folder's learned evaluation file, in `checkpoints/release/<variant>/`.
+/// The learned evaluation's file in a checkpoint folder (`checkpoints/release/<variant>/`
+/// has one): `ab:eval=release` reads the release folder's, and an `mcts` player whose
+/// network's folder has one searches with it unless its spec says `ab_eval=`.
 pub const RELEASE_EVAL_FILE: &str = "eval.txt";
 
 /// Reads a learned evaluation (`ab:eval=FILE`) for games of `variant`; `release` names
@@ -328,14 +344,21 @@ impl EngineSpec {
                 let mut reuse = false;
                 let mut guard_depth = None;
                 let mut guard_margin = None;
-                let mut ab_eval = None;
+                let mut ab_eval = AbEval::Default;
                 for (k, v) in pairs {
                     match k {
                         "ab_eval" => {
-                            if v.is_empty() {
-                                return Err(bad(k, v, "a learned evaluation's file, or release"));
-                            }
-                            ab_eval = Some(v.into());
+                            ab_eval = match v {
+                                "" => {
+                                    return Err(bad(
+                                        k,
+                                        v,
+                                        "a learned evaluation's file, release or none",
+                                    ));
+                                }
+                                "none" => AbEval::Off,
+                                file => AbEval::File(file.into()),
+                            };
                         }
                         "reuse" => reuse = v.parse().map_err(|_| bad(k, v, "true or false"))?,
                         "ckpt" => {
@@ -564,13 +587,9 @@ impl EngineSpec {
                 blend,
                 reuse,
                 guard,
-                ab_eval,
                 ..
             } => {
-                let learned = match ab_eval {
-                    Some(p) => Some(load_learned(p, variant)?),
-                    None => None,
-                };
+                let learned = self.ab_eval(variant)?;
                 let eval = self.evaluator(variant, device)?;
                 let cfg = *search;
                 let budget = MctsBudget {
@@ -587,6 +606,32 @@ impl EngineSpec {
                 })
             }
         })
+    }
+
+    /// The learned evaluation of an `mcts` spec's alpha-beta searches, for `variant`
+    /// (`None`: the hand-written one; see [`AbEval`]).
+    ///
+    /// # Errors
+    /// A named file that cannot be used, or a network folder's that cannot.
+    pub fn ab_eval(&self, variant: Variant) -> Result<Option<Arc<LearnedEval>>> {
+        let EngineSpec::Mcts { ckpt, ab_eval, .. } = self else {
+            return Ok(None);
+        };
+        match ab_eval {
+            AbEval::Off => Ok(None),
+            AbEval::File(p) => load_learned(p, variant).map(Some),
+            AbEval::Default => {
+                let dir = match ckpt {
+                    NetSource::Fresh => return Ok(None),
+                    NetSource::Release => checkpoint::release_dir(variant).ok(),
+                    NetSource::Dir(d) => checkpoint::resolve(d).ok(),
+                };
+                match dir.map(|d| d.join(RELEASE_EVAL_FILE)) {
+                    Some(f) if f.is_file() => load_learned(&f, variant).map(Some),
+                    _ => Ok(None),
+                }
+            }
+        }
     }
 
     /// The network evaluator of an `mcts` spec, for `variant`.
@@ -627,6 +672,24 @@ mod tests {
     use super::*;
 
     #[test]
+    fn the_release_network_brings_its_learned_evaluation() {
+        for variant in [Variant::Tsivy, Variant::Dimy] {
+            let spec = EngineSpec::parse("mcts:sims=8").unwrap();
+            let e = spec
+                .ab_eval(variant)
+                .unwrap()
+                .expect("the release folder's eval.txt");
+            assert_eq!(e.variant(), variant);
+            let named = EngineSpec::parse("mcts:sims=8,ab_eval=release").unwrap();
+            assert_eq!(named.ab_eval(variant).unwrap(), Some(e));
+            for off in ["mcts:sims=8,ab_eval=none", "mcts:ckpt=none,sims=8"] {
+                let spec = EngineSpec::parse(off).unwrap();
+                assert_eq!(spec.ab_eval(variant).unwrap(), None, "{off}");
+            }
+        }
+    }
+
+    #[test]
     fn specs() {
         assert_eq!(parse_duration("200ms"), Some(Duration::from_millis(200)));
         assert_eq!(parse_duration("1.5s"), Some(Duration::from_millis(1500)));
@@ -656,7 +719,21 @@ mod tests {
         ));
         assert!(matches!(
             EngineSpec::parse("mcts:time=50ms,ab_eval=release").unwrap(),
-            EngineSpec::Mcts { ab_eval: Some(p), .. } if p == std::path::Path::new("release")
+            EngineSpec::Mcts { ab_eval: AbEval::File(p), .. } if p == std::path::Path::new("release")
+        ));
+        assert!(matches!(
+            EngineSpec::parse("mcts:sims=8,ab_eval=none").unwrap(),
+            EngineSpec::Mcts {
+                ab_eval: AbEval::Off,
+                ..
+            }
+        ));
+        assert!(matches!(
+            EngineSpec::parse("mcts:sims=8").unwrap(),
+            EngineSpec::Mcts {
+                ab_eval: AbEval::Default,
+                ..
+            }
         ));
         for bad in [
             "ab:eval=",
@@ -715,7 +792,7 @@ mod tests {
                 blend: Blend::Default,
                 reuse: false,
                 guard: Guard::Default,
-                ab_eval: None,
+                ab_eval: AbEval::Default,
             }
         );
         assert!(matches!(

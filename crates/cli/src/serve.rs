@@ -436,7 +436,7 @@ async fn net(Query(q): Params) -> ApiResult {
             blend: Blend::Off,
             reuse: false,
             guard: Guard::Off,
-            ab_eval: None,
+            ab_eval: fanorona_arena::spec::AbEval::Off,
         };
         fn evaluate<G: fanorona_sim::Encode>(
             g: &G,

@@ -193,7 +193,7 @@ pub fn oracle(a: OracleArgs) -> Result<()> {
         blend: Blend::Off,
         reuse: false,
         guard: Guard::Off,
-        ab_eval: None,
+        ab_eval: fanorona_arena::spec::AbEval::Off,
     };
     // Fail early, with the checkpoint's own error, if it is not a telo network.
     let mut eval = crate::engine::evaluator(&spec, Variant::Telo)?;
