@@ -49,6 +49,11 @@ pub struct BenchArgs {
     /// Games in the batch (bench sim).
     #[arg(long, default_value_t = 1024)]
     pub batch: usize,
+    /// A learned evaluation for alpha-beta (bench ab: `FILE` or `release`, the release
+    /// folder's of `--variant`; only that board's positions are searched, and the node
+    /// count is not checked).
+    #[arg(long, value_name = "FILE")]
+    pub eval: Option<std::path::PathBuf>,
     /// Seconds to run each timed part.
     #[arg(long, default_value_t = 2.0)]
     pub seconds: f64,
@@ -193,8 +198,15 @@ fn sim(a: &BenchArgs) -> Result<()> {
 
 fn ab(a: &BenchArgs) -> Result<()> {
     use fanorona_search::bench;
-    let r = bench::run();
-    if r.nodes != bench::EXPECTED_NODES {
+    let learned = match &a.eval {
+        Some(p) => {
+            Some(fanorona_arena::spec::load_learned(p, a.variant).map_err(crate::input_err)?)
+        }
+        None => None,
+    };
+    let checked = learned.is_none();
+    let r = bench::run_with(learned);
+    if checked && r.nodes != bench::EXPECTED_NODES {
         bail!(
             "the alpha-beta bench visited {} nodes, expected {}: the search changed (update EXPECTED_NODES) or is broken",
             r.nodes,
@@ -208,16 +220,21 @@ fn ab(a: &BenchArgs) -> Result<()> {
             serde_json::json!({
                 "positions": r.positions, "depth": r.depth, "nodes": r.nodes,
                 "seconds": r.seconds, "nodes_per_second": nps.round(),
+                "eval": a.eval.as_ref().map(|p| p.display().to_string()),
             })
         );
     } else {
         println!(
-            "alpha-beta, {} positions at depth {}: {} nodes in {:.3} s, {:.2} M nodes/s (one thread)",
+            "alpha-beta, {} positions at depth {}: {} nodes in {:.3} s, {:.2} M nodes/s (one thread){}",
             r.positions,
             r.depth,
             r.nodes,
             r.seconds,
-            nps / 1e6
+            nps / 1e6,
+            match &a.eval {
+                Some(p) => format!(", learned evaluation {}", p.display()),
+                None => String::new(),
+            }
         );
     }
     Ok(())

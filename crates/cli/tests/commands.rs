@@ -718,6 +718,30 @@ fn bench_ab_json() {
     assert_eq!(v["positions"], 16);
     assert!(v["nodes"].as_u64().unwrap() > 1_000_000);
     assert!(v["nodes_per_second"].as_f64().unwrap() > 0.0);
+    // With the release learned evaluation of dimy: dimy's two positions only.
+    let args = [
+        "bench",
+        "ab",
+        "--json",
+        "--variant",
+        "dimy",
+        "--eval",
+        "release",
+    ];
+    let v = json(&fanorona(&args));
+    assert_eq!(v["positions"], 2);
+    assert_eq!(v["eval"], "release");
+    assert!(v["nodes"].as_u64().unwrap() > 1000);
+    let o = fanorona(&[
+        "bench",
+        "ab",
+        "--variant",
+        "dimy",
+        "--eval",
+        "no-such-eval.txt",
+    ]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(stderr(&o).contains("no-such-eval.txt"), "{}", stderr(&o));
 }
 
 #[test]

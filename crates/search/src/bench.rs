@@ -3,7 +3,9 @@
 //! change to the search that changes the count must update [`EXPECTED_NODES`].
 
 use crate::ab::{AbConfig, AlphaBeta, Limits};
+use crate::learned::LearnedEval;
 use fanorona_rules::{Position, RuleOptions};
+use std::sync::Arc;
 use std::time::Instant;
 
 /// Positions reached by random play (tsivy and dimy, from the perft fixtures), each
@@ -48,22 +50,34 @@ pub struct BenchResult {
 
 /// Runs the benchmark on this thread.
 pub fn run() -> BenchResult {
+    run_with(None)
+}
+
+/// Runs the benchmark on this thread with a learned evaluation (`None`: the hand-written
+/// one, and the node count is [`EXPECTED_NODES`]), on the positions of its board only.
+pub fn run_with(learned: Option<Arc<LearnedEval>>) -> BenchResult {
+    let variant = learned.as_ref().map(|e| e.variant());
     let mut engine = AlphaBeta::new(AbConfig {
         hash_mb: 16,
+        learned,
         ..AbConfig::default()
     });
     let limits = Limits {
         depth: Some(DEPTH),
         ..Limits::default()
     };
+    let positions: Vec<Position> = POSITIONS
+        .iter()
+        .map(|fen| Position::from_fen(fen, RuleOptions::default()).expect("bench FENs are valid"))
+        .filter(|p| variant.is_none_or(|v| p.variant() == v))
+        .collect();
     let start = Instant::now();
     let mut nodes = 0;
-    for fen in POSITIONS {
-        let pos = Position::from_fen(fen, RuleOptions::default()).expect("bench FENs are valid");
-        nodes += engine.search_position(&pos, &limits).nodes;
+    for pos in &positions {
+        nodes += engine.search_position(pos, &limits).nodes;
     }
     BenchResult {
-        positions: POSITIONS.len(),
+        positions: positions.len(),
         depth: DEPTH,
         nodes,
         seconds: start.elapsed().as_secs_f64(),

@@ -252,10 +252,14 @@ impl LearnedEval {
 
     /// The score of `pos` for the side to move, in hundredths of a piece: the
     /// hand-written evaluation with `weights`, corrected. The engine's hot path: the
-    /// hidden sums are gathered straight from the bitboards, with no allocation.
+    /// hidden sums are gathered straight from the bitboards, with no allocation. A
+    /// position of another board than the network's gets the hand-written score alone.
     pub fn evaluate(&self, pos: &Position, weights: &EvalWeights) -> i32 {
         const MAX_HIDDEN: usize = 64;
         let h = self.hidden;
+        if pos.variant() != self.variant {
+            return crate::eval::evaluate(pos, weights);
+        }
         if h > MAX_HIDDEN {
             let x = LearnedEval::features(pos, weights, false);
             let y = self.output(&x, &mut vec![0.0; h]);
@@ -719,6 +723,18 @@ mod tests {
             one[0].score,
             judge.search_position(&starts[0], &limits).score
         );
+    }
+
+    #[test]
+    fn another_board_gets_the_hand_written_score() {
+        let w = EvalWeights::default();
+        let mut e = LearnedEval::new(Variant::Dimy, 8, 3);
+        e.b2 = 1.0;
+        let dimy = Position::start(Variant::Dimy, RuleOptions::default());
+        assert_eq!(e.evaluate(&dimy, &w), crate::evaluate(&dimy, &w) + 100);
+        for pos in positions_of(Variant::Tsivy, 20, 2) {
+            assert_eq!(e.evaluate(&pos, &w), crate::evaluate(&pos, &w));
+        }
     }
 
     #[test]
