@@ -116,8 +116,7 @@ impl MctsPlayer {
     pub fn with_ab_eval(mut self, learned: Option<Arc<LearnedEval>>) -> MctsPlayer {
         self.ab_eval = learned.clone();
         self.guard = self.guard.take().map(|g| g.with_learned(learned.clone()));
-        let cfg = *self.eval.config();
-        self.eval = AbBlend::new(self.eval.inner, cfg).with_learned(learned);
+        self.eval = self.eval.with_learned(learned);
         self
     }
 

@@ -18,7 +18,7 @@
 //! ([`LearnedEval::to_text`]), a header then the weights.
 
 use crate::eval::{EvalWeights, evaluate_with};
-use fanorona_rules::{Color, Position, Variant};
+use fanorona_rules::{Color, Position, StepFeatures, Variant};
 use rand::rngs::SmallRng;
 use rand::seq::SliceRandom;
 use rand::{RngExt, SeedableRng};
@@ -154,6 +154,21 @@ fn sigmoid(x: f32) -> f32 {
     1.0 / (1.0 + (-x).exp())
 }
 
+/// The dense inputs of `pos` (see [`DENSE`]), given its step features.
+#[inline]
+fn dense_inputs(pos: &Position, f: &StepFeatures) -> [f32; DENSE] {
+    let me = pos.side_to_move();
+    let start = pos.variant().pieces_each() as f32;
+    [
+        f.mobility[0] as f32 / 16.0,
+        f.mobility[1] as f32 / 16.0,
+        f.hanging.count() as f32 / 4.0,
+        f.attacked.count() as f32 / 4.0,
+        pos.pieces(me).count() as f32 / start,
+        pos.pieces(me.other()).count() as f32 / start,
+    ]
+}
+
 /// The point `p` seen from `side`, mirrored left to right when `mirror`.
 #[inline]
 fn view(p: usize, side: Color, mirror: bool, w: usize, n: usize) -> usize {
@@ -208,15 +223,7 @@ impl LearnedEval {
                 board.push((k * n + view(p.index(), me, mirror, w, n)) as u16);
             }
         }
-        let start = v.pieces_each() as f32;
-        let dense = [
-            f.mobility[0] as f32 / 16.0,
-            f.mobility[1] as f32 / 16.0,
-            f.hanging.count() as f32 / 4.0,
-            f.attacked.count() as f32 / 4.0,
-            pos.pieces(me).count() as f32 / start,
-            pos.pieces(me.other()).count() as f32 / start,
-        ];
+        let dense = dense_inputs(pos, &f);
         Features { board, dense, hand }
     }
 
@@ -269,28 +276,19 @@ impl LearnedEval {
         let hand = evaluate_with(pos, weights, &f) as f32;
         let me = pos.side_to_move();
         let v = pos.variant();
-        let n = v.points();
+        let (w, n) = (v.width(), v.points());
         let mut z = [0f32; MAX_HIDDEN];
         let z = &mut z[..h];
         z.copy_from_slice(&self.b1);
         for (k, c) in [me, me.other()].into_iter().enumerate() {
             for p in pos.pieces(c) {
-                let p = p.index();
-                let i = k * n + if me == Color::Black { n - 1 - p } else { p };
+                let i = k * n + view(p.index(), me, false, w, n);
                 for (a, b) in z.iter_mut().zip(&self.w1[i * h..(i + 1) * h]) {
                     *a += b;
                 }
             }
         }
-        let start = v.pieces_each() as f32;
-        let dense = [
-            f.mobility[0] as f32 / 16.0,
-            f.mobility[1] as f32 / 16.0,
-            f.hanging.count() as f32 / 4.0,
-            f.attacked.count() as f32 / 4.0,
-            pos.pieces(me).count() as f32 / start,
-            pos.pieces(me.other()).count() as f32 / start,
-        ];
+        let dense = dense_inputs(pos, &f);
         let d0 = 2 * n;
         for (j, d) in dense.into_iter().enumerate() {
             for (a, b) in z.iter_mut().zip(&self.w1[(d0 + j) * h..(d0 + j + 1) * h]) {
