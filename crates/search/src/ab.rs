@@ -5,7 +5,7 @@
 //! (quiet clock, and repetition where enabled) and mate-distance scores.
 
 use crate::eval::{EvalWeights, evaluate};
-use crate::learned::LearnedEval;
+use crate::learned::{Accumulator, LearnedEval};
 use crate::tt::{Bound, Table};
 use fanorona_rules::{History, Outcome, Position, Turn, TurnMode};
 use std::sync::Arc;
@@ -95,6 +95,11 @@ pub struct AlphaBeta {
     lists: Vec<Vec<Turn>>,
     order: Vec<Vec<(i32, u16)>>,
     pv: Vec<Vec<Turn>>,
+    /// With a learned evaluation: the position at each ply of the search path, its
+    /// accumulator, and which of the accumulator's views (by colour) are up to date.
+    /// Views are computed when a leaf is evaluated, from the nearest ancestor with the
+    /// same side to move whose view is, and kept for its siblings.
+    stack: Vec<(Position, Accumulator, [bool; 2])>,
     /// Hashes of the positions before the current node (game, then search path), for
     /// the repetition rule.
     path: Vec<u64>,
@@ -117,6 +122,7 @@ impl AlphaBeta {
             lists: (0..MAX_PLY).map(|_| Vec::with_capacity(64)).collect(),
             order: (0..MAX_PLY).map(|_| Vec::with_capacity(64)).collect(),
             pv: (0..MAX_PLY).map(|_| Vec::with_capacity(MAX_PLY)).collect(),
+            stack: Vec::new(),
             path: Vec::with_capacity(512),
             nodes: 0,
             node_limit: u64::MAX,
@@ -183,6 +189,7 @@ impl AlphaBeta {
         self.set_path(game);
         self.begin(None, deadline);
         let root = game.position();
+        self.set_root(root);
         let depth = depth.clamp(1, MAX_PLY as u32 - 16) as i32;
         let score = self.negamax(root, depth, 0, alpha.max(-INF), beta.min(INF));
         (!self.stopped).then_some(score)
@@ -191,6 +198,7 @@ impl AlphaBeta {
     fn search_root(&mut self, root: &Position, limits: &Limits) -> SearchResult {
         let start = Instant::now();
         self.begin(limits.nodes, limits.time.map(|t| start + t));
+        self.set_root(root);
         let max_depth = match (limits.depth, limits.nodes, limits.time) {
             (Some(d), _, _) => d.clamp(1, MAX_PLY as u32 - 16),
             (None, None, None) => 6,
@@ -233,6 +241,53 @@ impl AlphaBeta {
         result.nodes = self.nodes;
         result.seconds = start.elapsed().as_secs_f64();
         result
+    }
+
+    /// The root of a search, ply 0, both views of its accumulator computed.
+    fn set_root(&mut self, root: &Position) {
+        if let Some(e) = self.cfg.learned.as_deref() {
+            if self.stack.is_empty() {
+                self.stack = vec![(*root, Accumulator::default(), [false; 2]); MAX_PLY];
+            }
+            self.stack[0] = (*root, e.accumulate(root), [true; 2]);
+        }
+    }
+
+    /// Records the position now at `ply` (its views not yet computed).
+    #[inline]
+    fn enter(&mut self, ply: usize, pos: &Position) {
+        if ply > 0 && self.cfg.learned.is_some() {
+            let slot = &mut self.stack[ply];
+            slot.0 = *pos;
+            slot.2 = [false; 2];
+        }
+    }
+
+    /// The static score of `pos`, at `ply`, for the side to move.
+    #[inline]
+    fn evaluate(&mut self, pos: &Position, ply: usize) -> i32 {
+        let Some(e) = self.cfg.learned.as_deref() else {
+            return evaluate(pos, &self.cfg.weights);
+        };
+        let side = pos.side_to_move();
+        let v = side.index();
+        // Up the path by twos (the side to move alternates) to a computed view; the
+        // root has both.
+        let mut from = ply;
+        while !self.stack[from].2[v] {
+            from = from.saturating_sub(2);
+        }
+        let mut at = from;
+        while at < ply {
+            let next = if at == 0 && ply % 2 == 1 { 1 } else { at + 2 };
+            let (here, below) = self.stack.split_at_mut(next);
+            let (before, acc, _) = &here[at];
+            let (after, child, done) = &mut below[0];
+            e.update(acc, before, child, after, side);
+            done[v] = true;
+            at = next;
+        }
+        e.evaluate_acc(pos, &self.cfg.weights, &self.stack[ply].1)
     }
 
     #[inline]
@@ -279,6 +334,7 @@ impl AlphaBeta {
         if self.check_stop() {
             return 0;
         }
+        self.enter(ply, pos);
         if depth <= 0 || ply >= MAX_PLY - 2 {
             return self.qsearch(pos, ply, alpha, beta, self.cfg.qsearch_depth);
         }
@@ -404,16 +460,14 @@ impl AlphaBeta {
         qdepth: u32,
     ) -> i32 {
         self.nodes += 1;
+        self.enter(ply, pos);
         // Most leaves are quiet: they need whether a turn exists, not the list, which is
         // built only when captures are searched.
         let captures = pos.must_capture();
         if let Some(o) = pos.outcome_given(captures || pos.has_turn()) {
             return outcome_score(o, pos, ply);
         }
-        let stand = match &self.cfg.learned {
-            None => evaluate(pos, &self.cfg.weights),
-            Some(e) => e.evaluate(pos, &self.cfg.weights),
-        };
+        let stand = self.evaluate(pos, ply);
         if !captures || qdepth == 0 || ply >= MAX_PLY - 2 || stand >= beta {
             return stand;
         }

@@ -18,7 +18,7 @@
 //! ([`LearnedEval::to_text`]), a header then the weights.
 
 use crate::eval::{EvalWeights, evaluate_with};
-use fanorona_rules::{Color, Position, StepFeatures, Variant};
+use fanorona_rules::{Bitboard, Color, Position, StepFeatures, Variant};
 use rand::rngs::SmallRng;
 use rand::seq::SliceRandom;
 use rand::{RngExt, SeedableRng};
@@ -40,6 +40,15 @@ const MAGIC: &str = "fanorona-learned-eval 1";
 /// scores become a sure win or loss).
 const CLAMP: f32 = 3000.0;
 
+/// Most hidden units the engine's accumulated path handles; a larger network is computed
+/// whole at every leaf.
+pub const MAX_ACC_HIDDEN: usize = 64;
+
+/// Fixed-point scale of the board inputs' weights in an [`Accumulator`]: integer sums are
+/// the same whatever order the pieces were added and removed in, so a sum updated along
+/// a search path equals the one computed from scratch, bit for bit.
+const QUANT: f32 = 65536.0;
+
 /// A learned correction of the hand-written evaluation (see the module's documentation).
 /// Its weights are always finite numbers (reading rejects others), so it is `Eq`.
 #[derive(Clone, Debug, PartialEq)]
@@ -51,6 +60,63 @@ pub struct LearnedEval {
     b1: Vec<f32>,
     w2: Vec<f32>,
     b2: f32,
+    /// The engine's copy of the weights, set from the others by
+    /// [`LearnedEval::quantize`].
+    packed: Packed,
+}
+
+/// Lanes the engine's loops work in: hidden units are padded to a multiple of this
+/// (padding units have zero weights), so every loop is whole chunks the compiler turns
+/// into vector instructions.
+const LANES: usize = 8;
+
+/// The weights as the engine's hot path reads them, hidden units padded to `width` (a
+/// multiple of [`LANES`]).
+#[derive(Clone, Debug, Default, PartialEq)]
+struct Packed {
+    width: usize,
+    /// The board inputs' rows of `w1` in fixed point (times [`QUANT`]).
+    board: Vec<i32>,
+    /// The dense inputs' rows of `w1`.
+    dense: Vec<f32>,
+    b1: Vec<f32>,
+    w2: Vec<f32>,
+}
+
+#[inline(always)]
+fn add_lanes(dst: &mut [i32], src: &[i32]) {
+    for (d, s) in dst.chunks_exact_mut(LANES).zip(src.chunks_exact(LANES)) {
+        for l in 0..LANES {
+            d[l] += s[l];
+        }
+    }
+}
+
+#[inline(always)]
+fn sub_lanes(dst: &mut [i32], src: &[i32]) {
+    for (d, s) in dst.chunks_exact_mut(LANES).zip(src.chunks_exact(LANES)) {
+        for l in 0..LANES {
+            d[l] -= s[l];
+        }
+    }
+}
+
+/// The board inputs' part of the hidden sums of one position, from both sides' views
+/// (White to move, Black to move), in fixed point: what an alpha-beta search keeps for
+/// each position on its path and updates by the few points a turn changes
+/// ([`LearnedEval::update`]), as NNUE engines do, instead of adding up every piece at
+/// every leaf.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Accumulator {
+    sums: [[i32; MAX_ACC_HIDDEN]; 2],
+}
+
+impl Default for Accumulator {
+    fn default() -> Self {
+        Accumulator {
+            sums: [[0; MAX_ACC_HIDDEN]; 2],
+        }
+    }
 }
 
 impl Eq for LearnedEval {}
@@ -188,7 +254,7 @@ impl LearnedEval {
         let inputs = 2 * variant.points() + DENSE;
         let mut rng = SmallRng::seed_from_u64(seed);
         let bound = (6.0 / (inputs as f32 / 8.0 + hidden as f32)).sqrt();
-        LearnedEval {
+        let mut e = LearnedEval {
             variant,
             hidden,
             w1: (0..inputs * hidden)
@@ -197,6 +263,107 @@ impl LearnedEval {
             b1: vec![0.0; hidden],
             w2: vec![0.0; hidden],
             b2: 0.0,
+            packed: Packed::default(),
+        };
+        e.quantize();
+        e
+    }
+
+    /// Sets the engine's copy ([`Packed`]) from the weights (after every change of them).
+    fn quantize(&mut self) {
+        let (h, n) = (self.hidden, self.variant.points());
+        let width = h.div_ceil(LANES) * LANES;
+        let pad = |row: &[f32]| {
+            let mut v = row.to_vec();
+            v.resize(width, 0.0);
+            v
+        };
+        let rows =
+            |range: std::ops::Range<usize>| range.flat_map(|i| pad(&self.w1[i * h..(i + 1) * h]));
+        self.packed = Packed {
+            width,
+            board: rows(0..2 * n).map(|w| (w * QUANT).round() as i32).collect(),
+            dense: rows(2 * n..2 * n + DENSE).collect(),
+            b1: pad(&self.b1),
+            w2: pad(&self.w2),
+        };
+    }
+
+    /// Whether the accumulated path serves positions of `variant`.
+    #[inline]
+    fn accumulates(&self, variant: Variant) -> bool {
+        variant == self.variant && self.hidden <= MAX_ACC_HIDDEN
+    }
+
+    /// The fixed-point row of board input `i`.
+    #[inline(always)]
+    fn board_row(&self, i: usize) -> &[i32] {
+        let w = self.packed.width;
+        &self.packed.board[i * w..(i + 1) * w]
+    }
+
+    /// Adds `c`'s pieces on `points` to `side`'s view `sums`.
+    #[inline]
+    fn add_view(&self, sums: &mut [i32], side: Color, c: Color, points: Bitboard) {
+        let (w, n) = (self.variant.width(), self.variant.points());
+        let k = usize::from(c != side);
+        for p in points {
+            add_lanes(
+                sums,
+                self.board_row(k * n + view(p.index(), side, false, w, n)),
+            );
+        }
+    }
+
+    /// `pos`'s accumulator, added up from scratch (empty for a position this network
+    /// does not accumulate: another board, or more than [`MAX_ACC_HIDDEN`] units).
+    pub fn accumulate(&self, pos: &Position) -> Accumulator {
+        let mut acc = Accumulator::default();
+        if self.accumulates(pos.variant()) {
+            let width = self.packed.width;
+            for side in [Color::White, Color::Black] {
+                for c in [Color::White, Color::Black] {
+                    self.add_view(&mut acc.sums[side.index()][..width], side, c, pos.pieces(c));
+                }
+            }
+        }
+        acc
+    }
+
+    /// `side`'s view in `child` (the accumulator of `after`) from the same view in `acc`
+    /// (of `before`, any earlier position of the same game or search path): only the
+    /// points whose pieces differ are removed or added. The other view of `child` is
+    /// left as it was.
+    pub fn update(
+        &self,
+        acc: &Accumulator,
+        before: &Position,
+        child: &mut Accumulator,
+        after: &Position,
+        side: Color,
+    ) {
+        if !self.accumulates(after.variant()) {
+            return;
+        }
+        let width = self.packed.width;
+        let (w, n) = (self.variant.width(), self.variant.points());
+        let sums = &mut child.sums[side.index()][..width];
+        sums.copy_from_slice(&acc.sums[side.index()][..width]);
+        for c in [Color::White, Color::Black] {
+            let k = usize::from(c != side);
+            let (b, a) = (before.pieces(c), after.pieces(c));
+            for p in b & !a {
+                sub_lanes(
+                    sums,
+                    self.board_row(k * n + view(p.index(), side, false, w, n)),
+                );
+            }
+            for p in a & !b {
+                add_lanes(
+                    sums,
+                    self.board_row(k * n + view(p.index(), side, false, w, n)),
+                );
+            }
         }
     }
 
@@ -258,49 +425,73 @@ impl LearnedEval {
     }
 
     /// The score of `pos` for the side to move, in hundredths of a piece: the
-    /// hand-written evaluation with `weights`, corrected. The engine's hot path: the
-    /// hidden sums are gathered straight from the bitboards, with no allocation. A
-    /// position of another board than the network's gets the hand-written score alone.
+    /// hand-written evaluation with `weights`, corrected. A position of another board
+    /// than the network's gets the hand-written score alone. Adds up the board from
+    /// scratch; a search keeps an [`Accumulator`] along its path and calls
+    /// [`LearnedEval::evaluate_acc`], which scores the same.
     pub fn evaluate(&self, pos: &Position, weights: &EvalWeights) -> i32 {
-        const MAX_HIDDEN: usize = 64;
-        let h = self.hidden;
+        if !self.accumulates(pos.variant()) {
+            return self.evaluate_whole(pos, weights);
+        }
+        let mut acc = Accumulator::default();
+        let me = pos.side_to_move();
+        let sums = &mut acc.sums[me.index()][..self.packed.width];
+        for c in [Color::White, Color::Black] {
+            self.add_view(sums, me, c, pos.pieces(c));
+        }
+        self.evaluate_acc(pos, weights, &acc)
+    }
+
+    /// [`LearnedEval::evaluate`] given `pos`'s accumulator ([`LearnedEval::accumulate`],
+    /// or [`LearnedEval::update`] along a search path): the engine's hot path, with no
+    /// allocation.
+    #[inline]
+    pub fn evaluate_acc(&self, pos: &Position, weights: &EvalWeights, acc: &Accumulator) -> i32 {
+        if !self.accumulates(pos.variant()) {
+            return self.evaluate_whole(pos, weights);
+        }
+        let k = &self.packed;
+        let width = k.width;
+        let f = pos.step_features();
+        let hand = evaluate_with(pos, weights, &f) as f32;
+        let dense = dense_inputs(pos, &f);
+        let sums = &acc.sums[pos.side_to_move().index()][..width];
+        // Eight partial sums, so that the dot product runs in vector lanes (one running
+        // sum of floats cannot be reordered by the compiler).
+        let mut out = [0f32; LANES];
+        for (u, ((s, b), w2)) in sums
+            .chunks_exact(LANES)
+            .zip(k.b1.chunks_exact(LANES))
+            .zip(k.w2.chunks_exact(LANES))
+            .enumerate()
+        {
+            let mut z = [0f32; LANES];
+            for l in 0..LANES {
+                z[l] = b[l] + s[l] as f32 * (1.0 / QUANT);
+            }
+            for (j, d) in dense.iter().enumerate() {
+                let row = &k.dense[j * width + u * LANES..j * width + (u + 1) * LANES];
+                for l in 0..LANES {
+                    z[l] += d * row[l];
+                }
+            }
+            for l in 0..LANES {
+                out[l] += z[l].max(0.0) * w2[l];
+            }
+        }
+        let y = self.b2 + out.iter().sum::<f32>();
+        (hand + 100.0 * y).round() as i32
+    }
+
+    /// The score computed in floating point from the inputs (a network too wide to
+    /// accumulate), or the hand-written one for another board.
+    fn evaluate_whole(&self, pos: &Position, weights: &EvalWeights) -> i32 {
         if pos.variant() != self.variant {
             return crate::eval::evaluate(pos, weights);
         }
-        if h > MAX_HIDDEN {
-            let x = LearnedEval::features(pos, weights, false);
-            let y = self.output(&x, &mut vec![0.0; h]);
-            return (x.hand + 100.0 * y).round() as i32;
-        }
-        let f = pos.step_features();
-        let hand = evaluate_with(pos, weights, &f) as f32;
-        let me = pos.side_to_move();
-        let v = pos.variant();
-        let (w, n) = (v.width(), v.points());
-        let mut z = [0f32; MAX_HIDDEN];
-        let z = &mut z[..h];
-        z.copy_from_slice(&self.b1);
-        for (k, c) in [me, me.other()].into_iter().enumerate() {
-            for p in pos.pieces(c) {
-                let i = k * n + view(p.index(), me, false, w, n);
-                for (a, b) in z.iter_mut().zip(&self.w1[i * h..(i + 1) * h]) {
-                    *a += b;
-                }
-            }
-        }
-        let dense = dense_inputs(pos, &f);
-        let d0 = 2 * n;
-        for (j, d) in dense.into_iter().enumerate() {
-            for (a, b) in z.iter_mut().zip(&self.w1[(d0 + j) * h..(d0 + j + 1) * h]) {
-                *a += d * b;
-            }
-        }
-        let y = self.b2
-            + z.iter()
-                .zip(&self.w2)
-                .map(|(a, w)| a.max(0.0) * w)
-                .sum::<f32>();
-        (hand + 100.0 * y).round() as i32
+        let x = LearnedEval::features(pos, weights, false);
+        let y = self.output(&x, &mut vec![0.0; self.hidden]);
+        (x.hand + 100.0 * y).round() as i32
     }
 
     /// Fits the network to `data` (see the module's documentation), telling `progress`
@@ -352,6 +543,7 @@ impl LearnedEval {
             loss = self.loss(&test);
             progress(epoch + 1, loss);
         }
+        self.quantize();
         FitReport {
             train: data.len() - held,
             holdout: held,
@@ -491,6 +683,7 @@ impl LearnedEval {
         for (p, v) in e.params_mut().zip(values) {
             *p = v;
         }
+        e.quantize();
         Ok(e)
     }
 
@@ -755,6 +948,7 @@ mod tests {
             for x in e.w2.iter_mut().chain(e.b1.iter_mut()) {
                 *x = rng.random_range(-1.0..1.0);
             }
+            e.quantize();
             for pos in positions_of(variant, 60, 7) {
                 let x = LearnedEval::features(&pos, &w, false);
                 let y = e.output(&x, &mut [0.0; 16]);
@@ -765,10 +959,54 @@ mod tests {
     }
 
     #[test]
+    fn an_accumulator_updated_along_games_is_the_one_added_up_from_scratch() {
+        let w = EvalWeights::default();
+        for variant in [Variant::Dimy, Variant::Tsivy] {
+            let mut e = LearnedEval::new(variant, 24, 5);
+            let mut rng = SmallRng::seed_from_u64(6);
+            for x in e.w2.iter_mut().chain(e.b1.iter_mut()) {
+                *x = rng.random_range(-1.0..1.0);
+            }
+            for x in e.w1.iter_mut() {
+                *x *= 4.0;
+            }
+            e.quantize();
+            for game in 0..8 {
+                let start = Position::start(variant, RuleOptions::default());
+                let first = e.accumulate(&start);
+                let (mut pos, mut acc) = (start, first);
+                for _ in 0..60 + game * 10 {
+                    let turns = pos.turns(TurnMode::Distinct);
+                    if turns.is_empty() {
+                        break;
+                    }
+                    let mut next = pos;
+                    next.play_unchecked(&turns[rng.random_range(0..turns.len())]);
+                    let mut child = Accumulator::default();
+                    e.update(&acc, &pos, &mut child, &next, Color::White);
+                    e.update(&acc, &pos, &mut child, &next, Color::Black);
+                    assert_eq!(child, e.accumulate(&next));
+                    let side = next.side_to_move();
+                    let mut far = Accumulator::default();
+                    e.update(&first, &start, &mut far, &next, side);
+                    assert_eq!(e.evaluate_acc(&next, &w, &far), e.evaluate(&next, &w));
+                    assert_eq!(e.evaluate_acc(&next, &w, &child), e.evaluate(&next, &w));
+                    let x = LearnedEval::features(&next, &w, false);
+                    let y = e.output(&x, &mut [0.0; 24]);
+                    let slow = (x.hand + 100.0 * y).round() as i32;
+                    assert!((e.evaluate(&next, &w) - slow).abs() <= 1);
+                    (pos, acc) = (next, child);
+                }
+            }
+        }
+    }
+
+    #[test]
     fn the_text_format_round_trips_and_bad_files_are_named() {
         let mut e = LearnedEval::new(Variant::Dimy, 4, 3);
         e.w2 = vec![0.5, -0.25, 1.0, 0.0];
         e.b2 = 0.125;
+        e.quantize();
         let back = LearnedEval::from_text(&e.to_text()).unwrap();
         assert_eq!(back, e);
         assert_eq!(back.input_count(), 2 * 25 + DENSE);
