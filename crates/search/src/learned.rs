@@ -77,7 +77,8 @@ struct Packed {
     width: usize,
     /// The board inputs' rows of `w1` in fixed point (times [`QUANT`]).
     board: Vec<i32>,
-    /// The dense inputs' rows of `w1`.
+    /// The dense inputs' rows of `w1`, by chunks of [`LANES`] units: a chunk's lanes of
+    /// the first input, of the second, and so on.
     dense: Vec<f32>,
     b1: Vec<f32>,
     w2: Vec<f32>,
@@ -85,7 +86,12 @@ struct Packed {
 
 #[inline(always)]
 fn add_lanes(dst: &mut [i32], src: &[i32]) {
-    for (d, s) in dst.chunks_exact_mut(LANES).zip(src.chunks_exact(LANES)) {
+    for (d, s) in dst
+        .as_chunks_mut::<LANES>()
+        .0
+        .iter_mut()
+        .zip(src.as_chunks::<LANES>().0)
+    {
         for l in 0..LANES {
             d[l] += s[l];
         }
@@ -94,7 +100,12 @@ fn add_lanes(dst: &mut [i32], src: &[i32]) {
 
 #[inline(always)]
 fn sub_lanes(dst: &mut [i32], src: &[i32]) {
-    for (d, s) in dst.chunks_exact_mut(LANES).zip(src.chunks_exact(LANES)) {
+    for (d, s) in dst
+        .as_chunks_mut::<LANES>()
+        .0
+        .iter_mut()
+        .zip(src.as_chunks::<LANES>().0)
+    {
         for l in 0..LANES {
             d[l] -= s[l];
         }
@@ -283,7 +294,19 @@ impl LearnedEval {
         self.packed = Packed {
             width,
             board: rows(0..2 * n).map(|w| (w * QUANT).round() as i32).collect(),
-            dense: rows(2 * n..2 * n + DENSE).collect(),
+            dense: {
+                let rows: Vec<f32> = rows(2 * n..2 * n + DENSE).collect();
+                (0..width / LANES)
+                    .flat_map(|u| {
+                        let rows = &rows;
+                        (0..DENSE).flat_map(move |j| {
+                            rows[j * width + u * LANES..j * width + (u + 1) * LANES]
+                                .iter()
+                                .copied()
+                        })
+                    })
+                    .collect()
+            },
             b1: pad(&self.b1),
             w2: pad(&self.w2),
         };
@@ -459,20 +482,20 @@ impl LearnedEval {
         // Eight partial sums, so that the dot product runs in vector lanes (one running
         // sum of floats cannot be reordered by the compiler).
         let mut out = [0f32; LANES];
-        for (u, ((s, b), w2)) in sums
-            .chunks_exact(LANES)
-            .zip(k.b1.chunks_exact(LANES))
-            .zip(k.w2.chunks_exact(LANES))
-            .enumerate()
-        {
+        let (dense_rows, _) = k.dense.as_chunks::<{ DENSE * LANES }>();
+        let ((sums, _), (b1, _), (w2, _)) = (
+            sums.as_chunks::<LANES>(),
+            k.b1.as_chunks::<LANES>(),
+            k.w2.as_chunks::<LANES>(),
+        );
+        for (((s, b), w2), rows) in sums.iter().zip(b1).zip(w2).zip(dense_rows) {
             let mut z = [0f32; LANES];
             for l in 0..LANES {
                 z[l] = b[l] + s[l] as f32 * (1.0 / QUANT);
             }
             for (j, d) in dense.iter().enumerate() {
-                let row = &k.dense[j * width + u * LANES..j * width + (u + 1) * LANES];
                 for l in 0..LANES {
-                    z[l] += d * row[l];
+                    z[l] += d * rows[j * LANES + l];
                 }
             }
             for l in 0..LANES {
