@@ -287,7 +287,15 @@ impl AlphaBeta {
             done[v] = true;
             at = next;
         }
-        e.evaluate_acc(pos, &self.cfg.weights, &self.stack[ply].1)
+        let score = e.evaluate_acc(pos, &self.cfg.weights, &self.stack[ply].1);
+        // The unit tests check every leaf against the score added up from scratch.
+        #[cfg(test)]
+        assert_eq!(
+            score,
+            e.evaluate(pos, &self.cfg.weights),
+            "accumulator out of date at ply {ply}"
+        );
+        score
     }
 
     #[inline]
@@ -546,5 +554,48 @@ fn score_from_tt(s: i32, ply: usize) -> i32 {
         s + ply as i32
     } else {
         s
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use fanorona_rules::{RuleOptions, Variant};
+
+    /// Every leaf's score is checked against the one added up from scratch (in
+    /// `AlphaBeta::evaluate`, under `cfg(test)`): searches of both boards, whole and in a
+    /// window, with a learned evaluation whose every input matters.
+    #[test]
+    fn a_search_keeps_the_learned_evaluation_up_to_date_along_its_path() {
+        for (variant, fens) in [
+            (Variant::Tsivy, &crate::bench::POSITIONS[..4]),
+            (Variant::Dimy, &crate::bench::POSITIONS[14..]),
+        ] {
+            let learned = Arc::new(LearnedEval::random(variant, 16, 9));
+            let mut ab = AlphaBeta::new(AbConfig {
+                hash_mb: 1,
+                learned: Some(learned.clone()),
+                ..AbConfig::default()
+            });
+            let limits = Limits {
+                depth: Some(4),
+                ..Limits::default()
+            };
+            for fen in fens {
+                let pos = Position::from_fen(fen, RuleOptions::default()).unwrap();
+                assert_eq!(pos.variant(), variant);
+                let r = ab.search_position(&pos, &limits);
+                assert!(r.best.is_some() && r.nodes > 100);
+                let game = History::new(pos);
+                let s = ab.search_window(&game, 3, r.score - 1, r.score + 1, None);
+                assert!(s.is_some());
+            }
+            // The learned evaluation is not the hand-written one.
+            let pos = Position::from_fen(fens[0], RuleOptions::default()).unwrap();
+            assert_ne!(
+                learned.evaluate(&pos, &EvalWeights::default()),
+                evaluate(&pos, &EvalWeights::default())
+            );
+        }
     }
 }

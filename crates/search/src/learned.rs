@@ -390,6 +390,21 @@ impl LearnedEval {
         }
     }
 
+    /// A network with random weights throughout, every input mattering (for tests).
+    #[cfg(test)]
+    pub(crate) fn random(variant: Variant, hidden: usize, seed: u64) -> LearnedEval {
+        let mut e = LearnedEval::new(variant, hidden, seed);
+        let mut rng = SmallRng::seed_from_u64(seed ^ 0x5EED);
+        for x in e.w2.iter_mut().chain(e.b1.iter_mut()) {
+            *x = rng.random_range(-1.0..1.0);
+        }
+        for x in e.w1.iter_mut() {
+            *x *= 4.0;
+        }
+        e.quantize();
+        e
+    }
+
     /// The board it was made for.
     pub fn variant(&self) -> Variant {
         self.variant
@@ -985,15 +1000,8 @@ mod tests {
     fn an_accumulator_updated_along_games_is_the_one_added_up_from_scratch() {
         let w = EvalWeights::default();
         for variant in [Variant::Dimy, Variant::Tsivy] {
-            let mut e = LearnedEval::new(variant, 24, 5);
+            let e = LearnedEval::random(variant, 24, 5);
             let mut rng = SmallRng::seed_from_u64(6);
-            for x in e.w2.iter_mut().chain(e.b1.iter_mut()) {
-                *x = rng.random_range(-1.0..1.0);
-            }
-            for x in e.w1.iter_mut() {
-                *x *= 4.0;
-            }
-            e.quantize();
             for game in 0..8 {
                 let start = Position::start(variant, RuleOptions::default());
                 let first = e.accumulate(&start);
