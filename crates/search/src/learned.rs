@@ -84,8 +84,9 @@ struct Packed {
     w2: Vec<f32>,
 }
 
+/// Adds `src` to `dst` (`SIGN` 1) or takes it away (-1), [`LANES`] at a time.
 #[inline(always)]
-fn add_lanes(dst: &mut [i32], src: &[i32]) {
+fn add_lanes<const SIGN: i32>(dst: &mut [i32], src: &[i32]) {
     for (d, s) in dst
         .as_chunks_mut::<LANES>()
         .0
@@ -93,21 +94,7 @@ fn add_lanes(dst: &mut [i32], src: &[i32]) {
         .zip(src.as_chunks::<LANES>().0)
     {
         for l in 0..LANES {
-            d[l] += s[l];
-        }
-    }
-}
-
-#[inline(always)]
-fn sub_lanes(dst: &mut [i32], src: &[i32]) {
-    for (d, s) in dst
-        .as_chunks_mut::<LANES>()
-        .0
-        .iter_mut()
-        .zip(src.as_chunks::<LANES>().0)
-    {
-        for l in 0..LANES {
-            d[l] -= s[l];
+            d[l] += SIGN * s[l];
         }
     }
 }
@@ -331,7 +318,7 @@ impl LearnedEval {
         let (w, n) = (self.variant.width(), self.variant.points());
         let k = usize::from(c != side);
         for p in points {
-            add_lanes(
+            add_lanes::<1>(
                 sums,
                 self.board_row(k * n + view(p.index(), side, false, w, n)),
             );
@@ -376,13 +363,13 @@ impl LearnedEval {
             let k = usize::from(c != side);
             let (b, a) = (before.pieces(c), after.pieces(c));
             for p in b & !a {
-                sub_lanes(
+                add_lanes::<-1>(
                     sums,
                     self.board_row(k * n + view(p.index(), side, false, w, n)),
                 );
             }
             for p in a & !b {
-                add_lanes(
+                add_lanes::<1>(
                     sums,
                     self.board_row(k * n + view(p.index(), side, false, w, n)),
                 );
