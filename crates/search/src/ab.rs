@@ -342,10 +342,10 @@ impl AlphaBeta {
         if self.check_stop() {
             return 0;
         }
-        self.enter(ply, pos);
         if depth <= 0 || ply >= MAX_PLY - 2 {
             return self.qsearch(pos, ply, alpha, beta, self.cfg.qsearch_depth);
         }
+        self.enter(ply, pos);
         self.nodes += 1;
         // The table's slot is fetched while the turns are generated.
         let key = pos.hash();

@@ -312,13 +312,14 @@ impl LearnedEval {
         &self.packed.board[i * w..(i + 1) * w]
     }
 
-    /// Adds `c`'s pieces on `points` to `side`'s view `sums`.
+    /// Adds (`SIGN` 1) or takes away (-1) `c`'s pieces on `points` in `side`'s view
+    /// `sums`.
     #[inline]
-    fn add_view(&self, sums: &mut [i32], side: Color, c: Color, points: Bitboard) {
+    fn add_view<const SIGN: i32>(&self, sums: &mut [i32], side: Color, c: Color, points: Bitboard) {
         let (w, n) = (self.variant.width(), self.variant.points());
         let k = usize::from(c != side);
         for p in points {
-            add_lanes::<1>(
+            add_lanes::<SIGN>(
                 sums,
                 self.board_row(k * n + view(p.index(), side, false, w, n)),
             );
@@ -333,7 +334,12 @@ impl LearnedEval {
             let width = self.packed.width;
             for side in [Color::White, Color::Black] {
                 for c in [Color::White, Color::Black] {
-                    self.add_view(&mut acc.sums[side.index()][..width], side, c, pos.pieces(c));
+                    self.add_view::<1>(
+                        &mut acc.sums[side.index()][..width],
+                        side,
+                        c,
+                        pos.pieces(c),
+                    );
                 }
             }
         }
@@ -356,24 +362,12 @@ impl LearnedEval {
             return;
         }
         let width = self.packed.width;
-        let (w, n) = (self.variant.width(), self.variant.points());
         let sums = &mut child.sums[side.index()][..width];
         sums.copy_from_slice(&acc.sums[side.index()][..width]);
         for c in [Color::White, Color::Black] {
-            let k = usize::from(c != side);
             let (b, a) = (before.pieces(c), after.pieces(c));
-            for p in b & !a {
-                add_lanes::<-1>(
-                    sums,
-                    self.board_row(k * n + view(p.index(), side, false, w, n)),
-                );
-            }
-            for p in a & !b {
-                add_lanes::<1>(
-                    sums,
-                    self.board_row(k * n + view(p.index(), side, false, w, n)),
-                );
-            }
+            self.add_view::<-1>(sums, side, c, b & !a);
+            self.add_view::<1>(sums, side, c, a & !b);
         }
     }
 
@@ -462,7 +456,7 @@ impl LearnedEval {
         let me = pos.side_to_move();
         let sums = &mut acc.sums[me.index()][..self.packed.width];
         for c in [Color::White, Color::Black] {
-            self.add_view(sums, me, c, pos.pieces(c));
+            self.add_view::<1>(sums, me, c, pos.pieces(c));
         }
         self.evaluate_acc(pos, weights, &acc)
     }
