@@ -105,7 +105,9 @@ pub fn train(a: TrainArgs) -> Result<()> {
     };
     let summary = fanorona_train::train(&opts, &mut bars).map_err(|e| match e {
         fanorona_train::TrainError::ConfigChanged(..)
-        | fanorona_train::TrainError::Checkpoint(_) => input_err(e),
+        | fanorona_train::TrainError::Checkpoint(_)
+        | fanorona_train::TrainError::Book(_)
+        | fanorona_train::TrainError::Eval(_) => input_err(e),
         e => anyhow::Error::new(e),
     })?;
     let s = summary.state;

@@ -172,6 +172,10 @@ pub struct SelfPlayConfig {
     pub guard: u32,
     /// Hundredths of a piece a turn kept by `guard` may score below the best.
     pub guard_margin: i32,
+    /// A learned evaluation (`fanorona tune-eval`'s file, for instance
+    /// `checkpoints/release/tsivy/eval.txt`) for the alpha-beta searches of `blend_depth`
+    /// and `guard`; "" = the hand-written evaluation.
+    pub ab_eval: String,
 }
 
 /// `[train]`: optimisation.
@@ -466,6 +470,7 @@ impl Default for SelfPlayConfig {
             policy_temperature: 1.0,
             guard: 0,
             guard_margin: 50,
+            ab_eval: String::new(),
         }
     }
 }
@@ -619,6 +624,11 @@ impl TrainConfig {
         if s.blend_depth > 0 && self.variant == "telo" {
             return bad(
                 "selfplay.blend_depth: the alpha-beta engine plays tsivy and dimy, not telo",
+            );
+        }
+        if !s.ab_eval.is_empty() && s.blend_depth == 0 && s.guard == 0 {
+            return bad(
+                "selfplay.ab_eval: a learned evaluation for the alpha-beta searches needs selfplay.blend_depth or selfplay.guard above 0",
             );
         }
         if !(0.0..=100.0).contains(&s.forced_playouts) {

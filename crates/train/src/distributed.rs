@@ -36,7 +36,7 @@ use crate::metrics::{JsonlSink, MetricsSink, Sinks, TensorboardSink};
 use crate::records::{self, GameRecord, Sample, fnv};
 use crate::run::{
     Learner, Progress, Summary, TrainError, generation_seed, io, log_generation, net_config,
-    play_generation, read_selfplay_book, summary_line, trainer,
+    play_generation, read_selfplay_book, read_selfplay_eval, summary_line, trainer,
 };
 use crate::selfplay::SelfPlayStats;
 use crate::store::{Created, Store};
@@ -487,6 +487,7 @@ pub fn selfplay_worker(
     let net_cfg = net_config(&cfg);
     // The run's `selfplay.book`, read from this worker's folder (the path is the run's).
     let book = read_selfplay_book(&cfg)?;
+    let ab_eval = read_selfplay_eval(&cfg)?;
     let chunk_games = if cfg.distributed.chunk_games > 0 {
         cfg.distributed.chunk_games
     } else {
@@ -545,6 +546,7 @@ pub fn selfplay_worker(
         let (finished, stats) = play_generation(
             &cfg,
             &mut eval,
+            &ab_eval,
             n as usize,
             *generation,
             seed,

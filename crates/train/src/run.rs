@@ -100,6 +100,10 @@ pub enum TrainError {
     /// message names the key.
     #[error("{0}")]
     Book(String),
+    /// The learned evaluation `selfplay.ab_eval` names cannot be used; the message names
+    /// the key and the file.
+    #[error("{0}")]
+    Eval(String),
     /// Object storage kept failing, or its URL is unusable.
     #[error(transparent)]
     Store(Box<crate::store::StoreError>),
@@ -445,6 +449,7 @@ pub fn train(opts: &RunOptions, progress: &mut dyn Progress) -> Result<Summary, 
     records::write_atomically(&cfg_path, text.as_bytes()).map_err(io(&cfg_path))?;
     let arena_book = read_arena_book(cfg)?;
     let selfplay_book = read_selfplay_book(cfg)?;
+    let ab_eval = read_selfplay_eval(cfg)?;
 
     let mut learner;
     let mut last_checkpoint = None;
@@ -563,6 +568,7 @@ pub fn train(opts: &RunOptions, progress: &mut dyn Progress) -> Result<Summary, 
                 let (finished, stats) = play_generation(
                     cfg,
                     &mut eval,
+                    &ab_eval,
                     games,
                     g,
                     seed,
@@ -578,6 +584,7 @@ pub fn train(opts: &RunOptions, progress: &mut dyn Progress) -> Result<Summary, 
             let (finished, stats) = play_generation(
                 cfg,
                 &mut eval,
+                &ab_eval,
                 games,
                 g,
                 seed,
@@ -945,9 +952,11 @@ impl WarmTrainer<'_> {
 
 /// Self-play of generation `g` with the network in `eval`, from the positions of `book`
 /// (`selfplay.book`) or else the start position.
+#[allow(clippy::too_many_arguments)]
 pub(crate) fn play_generation(
     cfg: &TrainConfig,
     eval: &mut NetEvaluator,
+    learned: &selfplay::AbEval,
     games: usize,
     g: u64,
     seed: u64,
@@ -960,6 +969,7 @@ pub(crate) fn play_generation(
             &[(TeloPosition::start(cfg.rule_options()), None)],
             cfg,
             eval,
+            learned,
             games,
             g,
             seed,
@@ -972,6 +982,7 @@ pub(crate) fn play_generation(
             },
             cfg,
             eval,
+            learned,
             games,
             g,
             seed,
@@ -1179,6 +1190,21 @@ fn read_arena_book(cfg: &TrainConfig) -> Result<Option<Vec<Position>>, TrainErro
 /// The book self-play starts from, if the config names one.
 pub(crate) fn read_selfplay_book(cfg: &TrainConfig) -> Result<Option<Vec<Position>>, TrainError> {
     read_book(cfg, "selfplay.book", &cfg.selfplay.book)
+}
+
+/// The learned evaluation `selfplay.ab_eval` names (`None` when it names none), checked
+/// against the run's variant.
+pub(crate) fn read_selfplay_eval(cfg: &TrainConfig) -> Result<selfplay::AbEval, TrainError> {
+    let path = &cfg.selfplay.ab_eval;
+    if path.is_empty() {
+        return Ok(None);
+    }
+    let named =
+        |e: &dyn std::fmt::Display| TrainError::Eval(format!("selfplay.ab_eval = \"{path}\": {e}"));
+    let text = std::fs::read_to_string(path).map_err(|e| named(&e))?;
+    let e = fanorona_search::LearnedEval::from_text(&text).map_err(|e| named(&e))?;
+    e.check_variant(cfg.variant()).map_err(|e| named(&e))?;
+    Ok(Some(std::sync::Arc::new(e)))
 }
 
 /// The book at `path` (the config's `key`; empty: none), checked against the run's variant.

@@ -5,13 +5,28 @@ use crate::records::{GAME_VERSION, GameRecord, Sample, ownership_targets};
 use fanorona_nn::NetEvaluator;
 use fanorona_rules::{Color, Game, History, Outcome};
 use fanorona_search::{
-    AbBlend, BlendConfig, Evaluator, GuardConfig, GumbelConfig, Leaf, Mcts, MctsConfig, TurnGuard,
-    next_actions, wdl_index,
+    AbBlend, BlendConfig, Evaluator, GuardConfig, GumbelConfig, Leaf, LearnedEval, Mcts,
+    MctsConfig, TurnGuard, next_actions, wdl_index,
 };
 use fanorona_sim::{Encode, frame_action};
 use rand::rngs::SmallRng;
 use rand::{RngExt, SeedableRng};
 use rayon::prelude::*;
+use std::sync::Arc;
+
+/// The learned evaluation of self-play's alpha-beta searches (`selfplay.ab_eval`; `None`:
+/// the hand-written one).
+pub type AbEval = Option<Arc<LearnedEval>>;
+
+/// Whether two learned evaluations are the same one (both hand-written, or one file read
+/// once).
+fn same_eval(a: &AbEval, b: &AbEval) -> bool {
+    match (a, b) {
+        (None, None) => true,
+        (Some(a), Some(b)) => Arc::ptr_eq(a, b),
+        _ => false,
+    }
+}
 
 /// What self-play measured.
 #[derive(Clone, Copy, Debug, Default, PartialEq, serde::Serialize, serde::Deserialize)]
@@ -250,7 +265,7 @@ impl<G: Encode> Slot<G> {
     /// The guard's judgement of the root, a turn's first decision (on this thread's
     /// guard, its table cleared so that the judgement does not depend on which games the
     /// thread judged before).
-    fn judge(&mut self, sp: &SelfPlayConfig) {
+    fn judge(&mut self, sp: &SelfPlayConfig, learned: &AbEval) {
         self.guard_due = false;
         let Some(pos) = self.tree.root_game().as_fanorona() else {
             return;
@@ -261,8 +276,11 @@ impl<G: Encode> Slot<G> {
         };
         let sound = GUARD.with_borrow_mut(|g| {
             let g = match g {
-                Some(g) if *g.config() == cfg => g,
-                _ => g.insert(TurnGuard::with_table(cfg, 2)),
+                Some((g, l)) if *g.config() == cfg && same_eval(l, learned) => g,
+                _ => {
+                    let guard = TurnGuard::with_table(cfg, 2).with_learned(learned.clone());
+                    &mut g.insert((guard, learned.clone())).0
+                }
             };
             g.new_game();
             g.sound_turns(&History::new(*pos))
@@ -309,15 +327,22 @@ fn random_opening<G: Game>(
 }
 
 thread_local! {
-    /// Each self-play thread's tactical guard (`selfplay.guard`).
-    static GUARD: std::cell::RefCell<Option<TurnGuard>> = const { std::cell::RefCell::new(None) };
-    /// Each self-play thread's alpha-beta engine for blended leaf values.
-    static BLEND: std::cell::RefCell<Option<AbBlend<()>>> = const { std::cell::RefCell::new(None) };
+    /// Each self-play thread's tactical guard (`selfplay.guard`) and the learned evaluation
+    /// it was made with.
+    static GUARD: std::cell::RefCell<Option<(TurnGuard, AbEval)>> = const { std::cell::RefCell::new(None) };
+    /// Each self-play thread's alpha-beta engine for blended leaf values, and its learned
+    /// evaluation.
+    static BLEND: std::cell::RefCell<Option<(AbBlend<()>, AbEval)>> = const { std::cell::RefCell::new(None) };
 }
 
 /// Mixes an alpha-beta search's value into each leaf's (`selfplay.blend_depth`), the
 /// searches spread over the threads.
-fn blend_values<G: Encode>(games: &[&G], wdl: &mut [[f32; 3]], sp: &SelfPlayConfig) {
+fn blend_values<G: Encode>(
+    games: &[&G],
+    wdl: &mut [[f32; 3]],
+    sp: &SelfPlayConfig,
+    learned: &AbEval,
+) {
     let cfg = BlendConfig {
         depth: sp.blend_depth,
         weight: sp.blend_weight,
@@ -327,8 +352,11 @@ fn blend_values<G: Encode>(games: &[&G], wdl: &mut [[f32; 3]], sp: &SelfPlayConf
         let Some(pos) = g.as_fanorona() else { return };
         BLEND.with_borrow_mut(|b| {
             let b = match b {
-                Some(b) if *b.config() == cfg => b,
-                _ => b.insert(AbBlend::new((), cfg)),
+                Some((b, l)) if *b.config() == cfg && same_eval(l, learned) => b,
+                _ => {
+                    let blend = AbBlend::new((), cfg).with_learned(learned.clone());
+                    &mut b.insert((blend, learned.clone())).0
+                }
             };
             b.mix(pos, v);
         });
@@ -356,11 +384,11 @@ impl<G: Encode> Group<G> {
     }
 
     /// Gathers leaves from every game that is still searching (tree work in parallel).
-    fn gather(&mut self, per: usize, sp: &SelfPlayConfig) {
+    fn gather(&mut self, per: usize, sp: &SelfPlayConfig, learned: &AbEval) {
         self.slots.par_iter_mut().for_each(|s| {
             s.leaves.clear();
             if s.guard_due {
-                s.judge(sp);
+                s.judge(sp, learned);
             }
             if s.searching() {
                 let want = per.min((s.target - s.tree.visits()) as usize).max(1);
@@ -371,7 +399,7 @@ impl<G: Encode> Group<G> {
     }
 
     /// Evaluates the gathered leaves in one network call.
-    fn evaluate(&mut self, eval: &mut NetEvaluator, sp: &SelfPlayConfig) {
+    fn evaluate(&mut self, eval: &mut NetEvaluator, sp: &SelfPlayConfig, learned: &AbEval) {
         let total = self.total;
         if total == 0 {
             return;
@@ -398,7 +426,7 @@ impl<G: Encode> Group<G> {
             &mut self.wdl[..total],
         );
         if sp.blend_depth > 0 {
-            blend_values(&games_ref, &mut self.wdl[..total], sp);
+            blend_values(&games_ref, &mut self.wdl[..total], sp, learned);
         }
     }
 
@@ -442,10 +470,12 @@ impl<G: Encode> Group<G> {
 ///
 /// # Panics
 /// `starts` is empty.
+#[allow(clippy::too_many_arguments)]
 pub fn play<G: Encode + Send + Sync>(
     starts: &[Start<G>],
     cfg: &TrainConfig,
     eval: &mut NetEvaluator,
+    learned: &AbEval,
     games: usize,
     generation: u64,
     seed: u64,
@@ -458,11 +488,11 @@ pub fn play<G: Encode + Send + Sync>(
     let (finished, mut stats) = if workers == 1 {
         let numbers: Vec<usize> = (0..games).collect();
         play_games(
-            starts, cfg, eval, &numbers, in_flight, generation, seed, on_game,
+            starts, cfg, eval, learned, &numbers, in_flight, generation, seed, on_game,
         )
     } else {
         play_workers(
-            starts, cfg, eval, workers, games, in_flight, generation, seed, on_game,
+            starts, cfg, eval, learned, workers, games, in_flight, generation, seed, on_game,
         )
     };
     let finished: Vec<FinishedGame> = finished.into_iter().map(|(_, f)| f).collect();
@@ -483,6 +513,7 @@ fn play_workers<G: Encode + Send + Sync>(
     starts: &[Start<G>],
     cfg: &TrainConfig,
     eval: &mut NetEvaluator,
+    learned: &AbEval,
     workers: usize,
     games: usize,
     in_flight: usize,
@@ -506,7 +537,8 @@ fn play_workers<G: Encode + Send + Sync>(
                             let _ = tx.send(());
                         };
                         let r = play_games(
-                            starts, cfg, &mut ev, &numbers, flight, generation, seed, &mut done,
+                            starts, cfg, &mut ev, learned, &numbers, flight, generation, seed,
+                            &mut done,
                         );
                         (r, ev.calls, ev.positions)
                     })
@@ -544,6 +576,7 @@ fn play_games<G: Encode + Sync>(
     starts: &[Start<G>],
     cfg: &TrainConfig,
     eval: &mut NetEvaluator,
+    learned: &AbEval,
     numbers: &[usize],
     in_flight: usize,
     generation: u64,
@@ -611,8 +644,8 @@ fn play_games<G: Encode + Sync>(
     match &mut groups[..] {
         [g] => {
             while !g.slots.is_empty() {
-                g.gather(per, sp);
-                g.evaluate(eval, sp);
+                g.gather(per, sp, learned);
+                g.evaluate(eval, sp, learned);
                 g.deliver();
                 settle(g);
             }
@@ -620,15 +653,15 @@ fn play_games<G: Encode + Sync>(
         [a, b] => {
             // `x` has gathered leaves for the network, `y` has evaluated ones to back up.
             let (mut x, mut y) = (a, b);
-            x.gather(per, sp);
+            x.gather(per, sp, learned);
             while !x.slots.is_empty() || !y.slots.is_empty() {
                 std::thread::scope(|scope| {
                     let ev = &mut *eval;
                     let xr = &mut *x;
-                    scope.spawn(move || xr.evaluate(ev, sp));
+                    scope.spawn(move || xr.evaluate(ev, sp, learned));
                     y.deliver();
                     settle(y);
-                    y.gather(per, sp);
+                    y.gather(per, sp, learned);
                 });
                 std::mem::swap(&mut x, &mut y);
             }

@@ -364,6 +364,7 @@ fn pipelined_self_play_plays_the_same_games_in_two_halves() {
             &[(start, None)],
             &cfg,
             &mut eval,
+            &None,
             games,
             1,
             7,
@@ -427,6 +428,7 @@ fn self_play_workers_play_the_games_one_worker_plays() {
             &[(start, None)],
             &cfg,
             &mut eval,
+            &None,
             games,
             1,
             7,
@@ -493,7 +495,16 @@ fn drawish_searches_adjudicate_a_draw_and_check_games_measure_it() {
         let mut eval =
             fanorona_nn::NetEvaluator::new(net.clone(), device.clone(), cfg.variant(), false, 7);
         let start = fanorona_rules::Position::start(cfg.variant(), cfg.rule_options());
-        fanorona_train::selfplay::play(&[(start, None)], &cfg, &mut eval, 4, 1, 7, &mut |_| {})
+        fanorona_train::selfplay::play(
+            &[(start, None)],
+            &cfg,
+            &mut eval,
+            &None,
+            4,
+            1,
+            7,
+            &mut |_| {},
+        )
     };
     // An untrained network always gives a draw some probability: every game ends at its
     // third search, a sample but no move.
@@ -536,7 +547,16 @@ fn value_targets_mix_the_result_with_the_search() {
         let mut eval =
             fanorona_nn::NetEvaluator::new(net.clone(), device.clone(), cfg.variant(), false, 7);
         let start = fanorona_rules::Position::start(cfg.variant(), cfg.rule_options());
-        fanorona_train::selfplay::play(&[(start, None)], &cfg, &mut eval, 4, 1, 7, &mut |_| {})
+        fanorona_train::selfplay::play(
+            &[(start, None)],
+            &cfg,
+            &mut eval,
+            &None,
+            4,
+            1,
+            7,
+            &mut |_| {},
+        )
     };
     let (pure, _) = play(0.0);
     let (mixed, _) = play(0.5);
@@ -584,7 +604,16 @@ fn blended_self_play_searches_with_alpha_beta_values() {
         let mut eval =
             fanorona_nn::NetEvaluator::new(net.clone(), device.clone(), cfg.variant(), false, 7);
         let start = fanorona_rules::Position::start(cfg.variant(), cfg.rule_options());
-        fanorona_train::selfplay::play(&[(start, None)], &cfg, &mut eval, 4, 1, 7, &mut |_| {})
+        fanorona_train::selfplay::play(
+            &[(start, None)],
+            &cfg,
+            &mut eval,
+            &None,
+            4,
+            1,
+            7,
+            &mut |_| {},
+        )
     };
     let (pure, _) = play(0);
     let (blended, _) = play(1);
@@ -621,6 +650,80 @@ fn blended_self_play_searches_with_alpha_beta_values() {
 }
 
 #[test]
+fn self_play_searches_with_a_learned_evaluation_when_one_is_named() {
+    // selfplay.ab_eval=FILE: the blend's (and the guard's) alpha-beta searches score
+    // their leaves with the learned evaluation, so the same seeds search differently;
+    // each self-play thread keeps its engine between calls, and must not keep one made
+    // with another evaluation.
+    let release = |v: &str| {
+        Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join(format!("../../checkpoints/release/{v}/eval.txt"))
+    };
+    let text = std::fs::read_to_string(release("dimy")).unwrap();
+    let learned = std::sync::Arc::new(fanorona_search::LearnedEval::from_text(&text).unwrap());
+    let device = Device::flex();
+    let net = fanorona_train::run::net_config(&tiny("dimy", 1)).init(&device);
+    let play = |ab_eval: &fanorona_train::selfplay::AbEval| {
+        let mut cfg = tiny("dimy", 1);
+        cfg.selfplay.blend_depth = 2;
+        cfg.selfplay.blend_weight = 1.0;
+        // One worker: the searches run on the global pool, whose threads outlive a call.
+        cfg.selfplay.workers = 1;
+        let mut eval =
+            fanorona_nn::NetEvaluator::new(net.clone(), device.clone(), cfg.variant(), false, 7);
+        let start = fanorona_rules::Position::start(cfg.variant(), cfg.rule_options());
+        let (games, _) = fanorona_train::selfplay::play(
+            &[(start, None)],
+            &cfg,
+            &mut eval,
+            ab_eval,
+            4,
+            1,
+            7,
+            &mut |_| {},
+        );
+        games
+            .iter()
+            .flat_map(|g| g.samples.iter().map(|s| s.policy.clone()))
+            .collect::<Vec<_>>()
+    };
+    let hand = play(&None);
+    let with = play(&Some(learned.clone()));
+    assert!(!with.is_empty());
+    assert_ne!(hand, with, "the learned evaluation changed no search");
+    assert_eq!(play(&None), hand, "a thread kept the learned evaluation");
+    assert_eq!(play(&Some(learned)), with);
+
+    // Without a search to use it, the key is an error; a missing file or another
+    // board's evaluation stops the run before it plays, naming the key and the file.
+    let e = TrainConfig::load(None, &["selfplay.ab_eval=eval.txt".to_string()]).unwrap_err();
+    assert!(e.to_string().contains("selfplay.ab_eval"), "{e}");
+    let root = tmp("ab-eval");
+    let mut cfg = tiny("dimy", 1);
+    cfg.selfplay.blend_depth = 1;
+    cfg.selfplay.ab_eval = root.join("nope.txt").display().to_string();
+    let e = train(&options(cfg.clone(), &root, "m"), &mut Quiet).unwrap_err();
+    assert!(matches!(e, TrainError::Eval(_)), "{e}");
+    let msg = e.to_string();
+    assert!(
+        msg.contains("selfplay.ab_eval") && msg.contains("nope.txt"),
+        "{msg}"
+    );
+    cfg.selfplay.ab_eval = release("tsivy").display().to_string();
+    let e = train(&options(cfg.clone(), &root, "t"), &mut Quiet).unwrap_err();
+    let msg = e.to_string();
+    assert!(
+        msg.contains("selfplay.ab_eval") && msg.contains("tsivy"),
+        "{msg}"
+    );
+    // The right board's file runs.
+    cfg.selfplay.ab_eval = release("dimy").display().to_string();
+    let s = train(&options(cfg, &root, "d"), &mut Quiet).unwrap();
+    assert_eq!(s.state.generation, 1);
+    std::fs::remove_dir_all(&root).ok();
+}
+
+#[test]
 fn forced_playouts_change_the_self_play_searches_and_targets_stay_distributions() {
     // selfplay.forced_playouts=2: every root child is searched at least sqrt(2 P N)
     // times and the targets are pruned of those visits (the search crate's tests check
@@ -635,7 +738,16 @@ fn forced_playouts_change_the_self_play_searches_and_targets_stay_distributions(
         let mut eval =
             fanorona_nn::NetEvaluator::new(net.clone(), device.clone(), cfg.variant(), false, 7);
         let start = fanorona_rules::Position::start(cfg.variant(), cfg.rule_options());
-        fanorona_train::selfplay::play(&[(start, None)], &cfg, &mut eval, 4, 1, 7, &mut |_| {})
+        fanorona_train::selfplay::play(
+            &[(start, None)],
+            &cfg,
+            &mut eval,
+            &None,
+            4,
+            1,
+            7,
+            &mut |_| {},
+        )
     };
     let policies = |games: &[fanorona_train::selfplay::FinishedGame]| {
         games
@@ -677,6 +789,7 @@ fn self_play_games_open_with_random_turns_that_are_recorded_but_not_learned() {
             &[(start, None)],
             &cfg,
             &mut eval,
+            &None,
             8,
             1,
             11,
@@ -738,8 +851,16 @@ fn self_play_samples_hold_the_last_position_as_each_mover_sees_it() {
     let net = fanorona_train::run::net_config(&cfg).init(&device);
     let mut eval = fanorona_nn::NetEvaluator::new(net, device, cfg.variant(), false, 7);
     let start = fanorona_rules::Position::start(cfg.variant(), cfg.rule_options());
-    let (games, _) =
-        fanorona_train::selfplay::play(&[(start, None)], &cfg, &mut eval, 4, 1, 5, &mut |_| {});
+    let (games, _) = fanorona_train::selfplay::play(
+        &[(start, None)],
+        &cfg,
+        &mut eval,
+        &None,
+        4,
+        1,
+        5,
+        &mut |_| {},
+    );
     assert_eq!(games.len(), 4);
     for g in &games {
         // No opening: a sample a decision, in the record's order.
@@ -858,6 +979,7 @@ fn self_play_starts_from_the_positions_of_its_book() {
         &[(p, Some(book[1].clone()))],
         &cfg,
         &mut eval,
+        &None,
         1,
         1,
         3,
@@ -905,7 +1027,17 @@ fn guarded_self_play_plays_only_the_turns_the_guard_keeps() {
         let mut eval =
             fanorona_nn::NetEvaluator::new(net.clone(), device.clone(), cfg.variant(), false, 3);
         let start = Position::start(cfg.variant(), cfg.rule_options());
-        fanorona_train::selfplay::play(&[(start, None)], &cfg, &mut eval, 4, 1, 3, &mut |_| {}).0
+        fanorona_train::selfplay::play(
+            &[(start, None)],
+            &cfg,
+            &mut eval,
+            &None,
+            4,
+            1,
+            3,
+            &mut |_| {},
+        )
+        .0
     };
     // (turns judged, turns the guard would not keep)
     let judge = |games: &[fanorona_train::selfplay::FinishedGame]| {
