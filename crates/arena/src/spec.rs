@@ -228,9 +228,7 @@ pub fn load_learned(path: &std::path::Path, variant: Variant) -> Result<Arc<Lear
     let named = |e: &dyn std::fmt::Display| {
         input_err(format!("learned evaluation {}: {e}", path.display()))
     };
-    let text = std::fs::read_to_string(path).map_err(|e| named(&e))?;
-    let e = LearnedEval::from_text(&text).map_err(|e| named(&e))?;
-    e.check_variant(variant).map_err(|e| named(&e))?;
+    let e = LearnedEval::read(path, variant).map_err(|e| named(&e))?;
     Ok(Arc::new(e))
 }
 

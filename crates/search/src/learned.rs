@@ -152,6 +152,9 @@ pub enum LearnedEvalError {
         /// The board of the file.
         found: &'static str,
     },
+    /// The file could not be read (the system's message).
+    #[error("{0}")]
+    Io(String),
 }
 
 /// One position's inputs, as [`LearnedEval`] sees them.
@@ -706,6 +709,19 @@ impl LearnedEval {
         Ok(e)
     }
 
+    /// Reads the file at `path` ([`LearnedEval::to_text`]'s form), made for `variant`.
+    ///
+    /// # Errors
+    /// The file cannot be read, is not a learned evaluation, or is for another board; the
+    /// caller names the file.
+    pub fn read(path: &std::path::Path, variant: Variant) -> Result<LearnedEval, LearnedEvalError> {
+        let text =
+            std::fs::read_to_string(path).map_err(|e| LearnedEvalError::Io(e.to_string()))?;
+        let e = LearnedEval::from_text(&text)?;
+        e.check_variant(variant)?;
+        Ok(e)
+    }
+
     /// Checks that it was made for `variant`.
     ///
     /// # Errors
@@ -1042,6 +1058,19 @@ mod tests {
             Err(LearnedEvalError::Header(_))
         ));
         assert!(back.check_variant(Variant::Tsivy).is_err());
+        // From a file: read back, refused for another board, a missing one an I/O error.
+        let path = std::env::temp_dir().join(format!("fanorona-eval-{}.txt", std::process::id()));
+        std::fs::write(&path, e.to_text()).unwrap();
+        assert_eq!(LearnedEval::read(&path, Variant::Dimy), Ok(e));
+        assert!(matches!(
+            LearnedEval::read(&path, Variant::Tsivy),
+            Err(LearnedEvalError::Variant { .. })
+        ));
+        std::fs::remove_file(&path).unwrap();
+        assert!(matches!(
+            LearnedEval::read(&path, Variant::Dimy),
+            Err(LearnedEvalError::Io(_))
+        ));
     }
 
     #[test]

@@ -1199,12 +1199,9 @@ pub(crate) fn read_selfplay_eval(cfg: &TrainConfig) -> Result<selfplay::AbEval, 
     if path.is_empty() {
         return Ok(None);
     }
-    let named =
-        |e: &dyn std::fmt::Display| TrainError::Eval(format!("selfplay.ab_eval = \"{path}\": {e}"));
-    let text = std::fs::read_to_string(path).map_err(|e| named(&e))?;
-    let e = fanorona_search::LearnedEval::from_text(&text).map_err(|e| named(&e))?;
-    e.check_variant(cfg.variant()).map_err(|e| named(&e))?;
-    Ok(Some(std::sync::Arc::new(e)))
+    fanorona_search::LearnedEval::read(Path::new(path), cfg.variant())
+        .map(|e| Some(std::sync::Arc::new(e)))
+        .map_err(|e| TrainError::Eval(format!("selfplay.ab_eval = \"{path}\": {e}")))
 }
 
 /// The book at `path` (the config's `key`; empty: none), checked against the run's variant.

@@ -659,15 +659,17 @@ fn self_play_searches_with_a_learned_evaluation_when_one_is_named() {
         Path::new(env!("CARGO_MANIFEST_DIR"))
             .join(format!("../../checkpoints/release/{v}/eval.txt"))
     };
-    let text = std::fs::read_to_string(release("dimy")).unwrap();
-    let learned = std::sync::Arc::new(fanorona_search::LearnedEval::from_text(&text).unwrap());
+    let learned =
+        fanorona_search::LearnedEval::read(&release("dimy"), fanorona_rules::Variant::Dimy)
+            .unwrap();
+    let learned = std::sync::Arc::new(learned);
     let device = Device::flex();
     let net = fanorona_train::run::net_config(&tiny("dimy", 1)).init(&device);
     let play = |ab_eval: &fanorona_train::selfplay::AbEval| {
         let mut cfg = tiny("dimy", 1);
         cfg.selfplay.blend_depth = 2;
         cfg.selfplay.blend_weight = 1.0;
-        // One worker: the searches run on the global pool, whose threads outlive a call.
+        // One worker: the searches run on the caller's pool, whose thread outlives a call.
         cfg.selfplay.workers = 1;
         let mut eval =
             fanorona_nn::NetEvaluator::new(net.clone(), device.clone(), cfg.variant(), false, 7);
@@ -687,12 +689,20 @@ fn self_play_searches_with_a_learned_evaluation_when_one_is_named() {
             .flat_map(|g| g.samples.iter().map(|s| s.policy.clone()))
             .collect::<Vec<_>>()
     };
-    let hand = play(&None);
-    let with = play(&Some(learned.clone()));
-    assert!(!with.is_empty());
-    assert_ne!(hand, with, "the learned evaluation changed no search");
-    assert_eq!(play(&None), hand, "a thread kept the learned evaluation");
-    assert_eq!(play(&Some(learned)), with);
+    // One thread of its own, so that the searches (whose tables outlive a leaf) come in
+    // the same order each time, and no other test's engine is on it.
+    let pool = rayon::ThreadPoolBuilder::new()
+        .num_threads(1)
+        .build()
+        .unwrap();
+    pool.install(|| {
+        let hand = play(&None);
+        let with = play(&Some(learned.clone()));
+        assert!(!with.is_empty());
+        assert_ne!(hand, with, "the learned evaluation changed no search");
+        assert_eq!(play(&None), hand, "a thread kept the learned evaluation");
+        assert_eq!(play(&Some(learned.clone())), with);
+    });
 
     // Without a search to use it, the key is an error; a missing file or another
     // board's evaluation stops the run before it plays, naming the key and the file.
