@@ -32,6 +32,7 @@
 
 use crate::config::BootstrapConfig;
 use crate::records::{Sample, ownership_targets};
+use crate::selfplay::AbEval;
 use fanorona_rules::game::action_index;
 use fanorona_rules::{Action, Color, History, Outcome, Position, Turn, TurnMode};
 use fanorona_search::{AbConfig, AlphaBeta, BlendConfig, Limits, score_wdl, wdl_index};
@@ -60,19 +61,29 @@ pub struct BootstrapStats {
 /// Plays `cfg.games` games of the alpha-beta engine at `cfg.depth` from `start`, in
 /// parallel, and returns their samples (in game order) with the counts. Each game ends
 /// by the rules or as a draw after `max_turns` turns. `on_games(n)` is told how many
-/// games are done, now and then. Deterministic for a given `seed`.
+/// games are done, now and then. Deterministic for a given `seed`. With `eval`, the
+/// engine evaluates with that learned evaluation (`bootstrap.ab_eval`).
 pub fn teacher_samples(
     start: &Position,
     cfg: &BootstrapConfig,
+    eval: &AbEval,
     max_turns: u32,
     seed: u64,
     on_games: &mut dyn FnMut(usize),
 ) -> (Vec<Sample>, BootstrapStats) {
     let mut samples = Vec::new();
-    let stats = teacher_chunks(start, cfg, 0..cfg.games, max_turns, seed, &mut |s, done| {
-        samples.extend(s);
-        on_games(done);
-    });
+    let stats = teacher_chunks(
+        start,
+        cfg,
+        eval,
+        0..cfg.games,
+        max_turns,
+        seed,
+        &mut |s, done| {
+            samples.extend(s);
+            on_games(done);
+        },
+    );
     (samples, stats)
 }
 
@@ -88,9 +99,11 @@ pub fn teacher_samples(
 /// order. Games differ in length several times over, so a barrier after each chunk
 /// would idle most cores of a large machine while the chunk's longest game finishes (7
 /// of 16 cores were busy on average in a tsivy warm start that waited so).
+#[allow(clippy::too_many_arguments)]
 pub fn teacher_chunks(
     start: &Position,
     cfg: &BootstrapConfig,
+    eval: &AbEval,
     games: std::ops::Range<usize>,
     max_turns: u32,
     seed: u64,
@@ -109,6 +122,7 @@ pub fn teacher_chunks(
         let engine = || {
             AlphaBeta::new(AbConfig {
                 hash_mb: 16,
+                learned: eval.clone(),
                 ..AbConfig::default()
             })
         };
@@ -426,7 +440,8 @@ mod tests {
             ..BootstrapConfig::default()
         };
         let mut reported = Vec::new();
-        let (samples, stats) = teacher_samples(&start, &cfg, 60, 7, &mut |n| reported.push(n));
+        let (samples, stats) =
+            teacher_samples(&start, &cfg, &None, 60, 7, &mut |n| reported.push(n));
         assert_eq!(reported, vec![6]);
         assert_eq!(stats.games, 6);
         assert_eq!(stats.white + stats.black + stats.draws, 6);
@@ -450,7 +465,7 @@ mod tests {
         start.legal_actions(&mut legal);
         assert!(legal.contains(&(samples[0].policy[0].0 as usize)));
         // The same seed plays the same games; random turns make the games differ.
-        let (again, _) = teacher_samples(&start, &cfg, 60, 7, &mut |_| {});
+        let (again, _) = teacher_samples(&start, &cfg, &None, 60, 7, &mut |_| {});
         assert_eq!(again.len(), samples.len());
         assert!(
             again
@@ -481,10 +496,11 @@ mod tests {
             pool.install(|| {
                 let mut chunks = Vec::new();
                 let mut all = Vec::new();
-                let stats = teacher_chunks(&start, &cfg, 0..cfg.games, 30, 11, &mut |s, done| {
-                    chunks.push(done);
-                    all.extend(s);
-                });
+                let stats =
+                    teacher_chunks(&start, &cfg, &None, 0..cfg.games, 30, 11, &mut |s, done| {
+                        chunks.push(done);
+                        all.extend(s);
+                    });
                 (chunks, all, stats)
             })
         };
@@ -506,9 +522,15 @@ mod tests {
             ..cfg.clone()
         };
         let mut own = Vec::new();
-        let stats3 = teacher_chunks(&start, &three, 0..three.games, 30, 11, &mut |s, _| {
-            own.extend(s)
-        });
+        let stats3 = teacher_chunks(
+            &start,
+            &three,
+            &None,
+            0..three.games,
+            30,
+            11,
+            &mut |s, _| own.extend(s),
+        );
         assert_eq!(stats3, stats);
         assert!(
             own.iter()
@@ -519,11 +541,11 @@ mod tests {
         // Games 0..40 and then 40..70 (a warm start resumed): the same games, and the
         // counts go on from where the first part stopped.
         let (mut parts, mut done) = (Vec::new(), Vec::new());
-        let first = teacher_chunks(&start, &cfg, 0..40, 30, 11, &mut |s, d| {
+        let first = teacher_chunks(&start, &cfg, &None, 0..40, 30, 11, &mut |s, d| {
             parts.extend(s);
             done.push(d);
         });
-        let second = teacher_chunks(&start, &cfg, 40..70, 30, 11, &mut |s, d| {
+        let second = teacher_chunks(&start, &cfg, &None, 40..70, 30, 11, &mut |s, d| {
             parts.extend(s);
             done.push(d);
         });
@@ -538,7 +560,7 @@ mod tests {
                     .all(|(a, b)| a.planes == b.planes && a.policy == b.policy && a.wdl == b.wdl)
         );
         // And the same as the whole at once.
-        let (whole, _) = teacher_samples(&start, &cfg, 30, 11, &mut |_| {});
+        let (whole, _) = teacher_samples(&start, &cfg, &None, 30, 11, &mut |_| {});
         assert_eq!(whole.len(), one.len());
         assert!(
             whole
@@ -559,7 +581,7 @@ mod tests {
             score_weight: 1.0,
             ..BootstrapConfig::default()
         };
-        let (samples, stats) = teacher_samples(&start, &cfg, 40, 3, &mut |_| {});
+        let (samples, stats) = teacher_samples(&start, &cfg, &None, 40, 3, &mut |_| {});
         assert_eq!(stats.games, 8);
         // Without random openings the eight games are the engine's own game eight times
         // over (the test below); with them, they go different ways.
@@ -574,7 +596,7 @@ mod tests {
             opening_turns: 0,
             ..cfg
         };
-        let (same, _) = teacher_samples(&start, &fixed, 40, 3, &mut |_| {});
+        let (same, _) = teacher_samples(&start, &fixed, &None, 40, 3, &mut |_| {});
         assert_eq!(distinct(&same) * 8, same.len());
         assert!(
             distinct(&samples) > 2 * distinct(&same),
@@ -609,7 +631,7 @@ mod tests {
             explore: 0.0,
             ..BootstrapConfig::default()
         };
-        let (samples, stats) = teacher_samples(&start, &cfg, 40, 1, &mut |_| {});
+        let (samples, stats) = teacher_samples(&start, &cfg, &None, 40, 1, &mut |_| {});
         // Two identical games: the first half of the samples equals the second.
         let half = samples.len() / 2;
         assert_eq!(stats.games, 2);
@@ -664,8 +686,8 @@ mod tests {
             soft_temperature: 10_000.0,
             ..hard.clone()
         };
-        let (h, _) = teacher_samples(&start, &hard, 30, 2, &mut |_| {});
-        let (s, _) = teacher_samples(&start, &soft, 30, 2, &mut |_| {});
+        let (h, _) = teacher_samples(&start, &hard, &None, 30, 2, &mut |_| {});
+        let (s, _) = teacher_samples(&start, &soft, &None, 30, 2, &mut |_| {});
         for x in &s {
             assert!((x.policy.iter().map(|e| e.1).sum::<f32>() - 1.0).abs() < 1e-5);
             assert!(x.policy.iter().all(|e| e.1 > 0.0));
@@ -696,8 +718,8 @@ mod tests {
             sibling_values: 2,
             ..plain.clone()
         };
-        let (p, ps) = teacher_samples(&start, &plain, 40, 5, &mut |_| {});
-        let (w, ws) = teacher_samples(&start, &with, 40, 5, &mut |_| {});
+        let (p, ps) = teacher_samples(&start, &plain, &None, 40, 5, &mut |_| {});
+        let (w, ws) = teacher_samples(&start, &with, &None, 40, 5, &mut |_| {});
         assert_eq!(ps, ws, "the same games");
         let (games, extra): (Vec<&Sample>, Vec<&Sample>) =
             w.iter().partition(|s| !s.policy.is_empty());
@@ -728,6 +750,41 @@ mod tests {
             unseen * 2 > extra.len(),
             "{unseen} of {} unseen",
             extra.len()
+        );
+    }
+
+    #[test]
+    fn a_learned_evaluation_changes_the_teachers_searches_and_nothing_else() {
+        // bootstrap.ab_eval: the engine's searches score their leaves with it, so the
+        // values it gives (score_weight 1: the targets are its scores) differ; the same
+        // evaluation gives the same games again.
+        let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("../../checkpoints/release/dimy/eval.txt");
+        let learned = fanorona_search::LearnedEval::read(&path, Variant::Dimy).unwrap();
+        let eval = Some(std::sync::Arc::new(learned));
+        let start = Position::start(Variant::Dimy, RuleOptions::default());
+        let cfg = BootstrapConfig {
+            games: 4,
+            depth: 3,
+            explore: 0.1,
+            opening_turns: 4,
+            score_weight: 1.0,
+            ..BootstrapConfig::default()
+        };
+        let values = |samples: &[Sample]| samples.iter().map(|s| s.wdl).collect::<Vec<_>>();
+        let (hand, hs) = teacher_samples(&start, &cfg, &None, 40, 5, &mut |_| {});
+        let (with, ws) = teacher_samples(&start, &cfg, &eval, 40, 5, &mut |_| {});
+        let (again, _) = teacher_samples(&start, &cfg, &eval, 40, 5, &mut |_| {});
+        assert_eq!((hs.games, ws.games), (4, 4));
+        assert_ne!(
+            values(&hand),
+            values(&with),
+            "the evaluation changed no search"
+        );
+        assert_eq!(values(&with), values(&again));
+        assert_eq!(
+            with.iter().map(|s| &s.policy).collect::<Vec<_>>(),
+            again.iter().map(|s| &s.policy).collect::<Vec<_>>()
         );
     }
 }

@@ -450,6 +450,7 @@ pub fn train(opts: &RunOptions, progress: &mut dyn Progress) -> Result<Summary, 
     let arena_book = read_arena_book(cfg)?;
     let selfplay_book = read_selfplay_book(cfg)?;
     let ab_eval = read_selfplay_eval(cfg)?;
+    let teacher_eval = read_ab_eval(cfg, "bootstrap.ab_eval", &cfg.bootstrap.ab_eval)?;
 
     let mut learner;
     let mut last_checkpoint = None;
@@ -513,6 +514,7 @@ pub fn train(opts: &RunOptions, progress: &mut dyn Progress) -> Result<Summary, 
         let seconds_before = learner.state.seconds;
         let dir = bootstrap(
             cfg,
+            &teacher_eval,
             &mut learner,
             &opts.run,
             &ckpt_dir,
@@ -525,7 +527,7 @@ pub fn train(opts: &RunOptions, progress: &mut dyn Progress) -> Result<Summary, 
     }
     if cfg.train.teacher_share > 0.0 {
         if learner.teacher.is_empty() {
-            teacher_window(cfg, &mut learner, &ckpt_dir, progress)?;
+            teacher_window(cfg, &teacher_eval, &mut learner, &ckpt_dir, progress)?;
         }
         progress.message(&format!(
             "teacher window: {} samples, {:.0} % of each batch",
@@ -683,8 +685,10 @@ pub fn train(opts: &RunOptions, progress: &mut dyn Progress) -> Result<Summary, 
 /// with `checkpoint_seconds`, also now and then on the way, with the games so far, so
 /// that a stopped warm start resumes at the last of them). Returns the checkpoint's
 /// folder.
+#[allow(clippy::too_many_arguments)]
 fn bootstrap(
     cfg: &TrainConfig,
+    teacher_eval: &selfplay::AbEval,
     learner: &mut Learner,
     run: &str,
     ckpt_dir: &Path,
@@ -734,6 +738,7 @@ fn bootstrap(
                 let stats = crate::bootstrap::teacher_chunks(
                     start,
                     b,
+                    teacher_eval,
                     first..b.games,
                     max_turns,
                     seed,
@@ -789,6 +794,7 @@ fn bootstrap(
         let stats = crate::bootstrap::teacher_chunks(
             &start,
             b,
+            teacher_eval,
             first..b.games,
             max_turns,
             seed,
@@ -802,9 +808,14 @@ fn bootstrap(
     };
     progress.selfplay_finished();
     progress.message(&format!(
-        "bootstrap: {} games of ab:depth={}{} ({} turns, up to {} random first, then {:.0}% random; White {}, Black {}, draws {}), {} samples in {:.0} s",
+        "bootstrap: {} games of ab:depth={}{}{} ({} turns, up to {} random first, then {:.0}% random; White {}, Black {}, draws {}), {} samples in {:.0} s",
         stats.games,
         b.depth,
+        if b.ab_eval.is_empty() {
+            String::new()
+        } else {
+            format!(",eval={}", b.ab_eval)
+        },
         if first > 0 {
             format!(" (games {first} to {})", b.games)
         } else {
@@ -846,6 +857,7 @@ pub const TEACHER_FILE: &str = "teacher.bin";
 /// samples there (not trained on first: they only enter the batches' mix).
 fn teacher_window(
     cfg: &TrainConfig,
+    teacher_eval: &selfplay::AbEval,
     learner: &mut Learner,
     run_dir: &Path,
     progress: &mut dyn Progress,
@@ -871,6 +883,7 @@ fn teacher_window(
         let (samples, _) = crate::bootstrap::teacher_samples(
             &start,
             b,
+            teacher_eval,
             cfg.selfplay.max_decisions,
             seed,
             &mut |n| progress.game_finished(n),
@@ -1195,13 +1208,18 @@ pub(crate) fn read_selfplay_book(cfg: &TrainConfig) -> Result<Option<Vec<Positio
 /// The learned evaluation `selfplay.ab_eval` names (`None` when it names none), checked
 /// against the run's variant.
 pub(crate) fn read_selfplay_eval(cfg: &TrainConfig) -> Result<selfplay::AbEval, TrainError> {
-    let path = &cfg.selfplay.ab_eval;
+    read_ab_eval(cfg, "selfplay.ab_eval", &cfg.selfplay.ab_eval)
+}
+
+/// The learned evaluation at `path` (the config's `key`; empty: none), read once and
+/// checked against the run's board.
+fn read_ab_eval(cfg: &TrainConfig, key: &str, path: &str) -> Result<selfplay::AbEval, TrainError> {
     if path.is_empty() {
         return Ok(None);
     }
     fanorona_search::LearnedEval::read(Path::new(path), cfg.variant())
         .map(|e| Some(std::sync::Arc::new(e)))
-        .map_err(|e| TrainError::Eval(format!("selfplay.ab_eval = \"{path}\": {e}")))
+        .map_err(|e| TrainError::Eval(format!("{key} = \"{path}\": {e}")))
 }
 
 /// The book at `path` (the config's `key`; empty: none), checked against the run's variant.

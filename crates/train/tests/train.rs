@@ -730,6 +730,26 @@ fn self_play_searches_with_a_learned_evaluation_when_one_is_named() {
     cfg.selfplay.ab_eval = release("dimy").display().to_string();
     let s = train(&options(cfg, &root, "d"), &mut Quiet).unwrap();
     assert_eq!(s.state.generation, 1);
+
+    // bootstrap.ab_eval, the warm start's teacher: the same checks, and a warm start
+    // with the right board's file runs (the bootstrap module's tests show what it changes).
+    let e = TrainConfig::load(None, &["bootstrap.ab_eval=eval.txt".to_string()]).unwrap_err();
+    assert!(e.to_string().contains("bootstrap.ab_eval"), "{e}");
+    let mut cfg = tiny("dimy", 1);
+    cfg.bootstrap.games = 2;
+    cfg.bootstrap.depth = 1;
+    cfg.bootstrap.ab_eval = release("tsivy").display().to_string();
+    let e = train(&options(cfg.clone(), &root, "bt"), &mut Quiet).unwrap_err();
+    assert!(matches!(e, TrainError::Eval(_)), "{e}");
+    let msg = e.to_string();
+    assert!(
+        msg.contains("bootstrap.ab_eval") && msg.contains("tsivy"),
+        "{msg}"
+    );
+    cfg.bootstrap.ab_eval = release("dimy").display().to_string();
+    let s = train(&options(cfg, &root, "bd"), &mut Quiet).unwrap();
+    assert_eq!(s.state.generation, 1);
+    assert_eq!(s.state.bootstrap_games, Some(2));
     std::fs::remove_dir_all(&root).ok();
 }
 
