@@ -754,7 +754,7 @@ mod tests {
     }
 
     #[test]
-    fn a_learned_evaluation_changes_the_teachers_searches_and_nothing_else() {
+    fn a_learned_evaluation_changes_the_teachers_values_and_plays_the_same_games_again() {
         // bootstrap.ab_eval: the engine's searches score their leaves with it, so the
         // values it gives (score_weight 1: the targets are its scores) differ; the same
         // evaluation gives the same games again.
