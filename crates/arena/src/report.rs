@@ -129,11 +129,17 @@ pub fn save(
     )
 }
 
-/// An SVG plot of Elo (with its interval) against training generation.
+/// An SVG plot of Elo (with its interval) against training generation or time (`x_desc`
+/// names the axis).
 ///
 /// # Errors
 /// The file cannot be drawn.
-pub fn plot_elo(path: &Path, title: &str, points: &[(u64, f64, f64, f64)]) -> Result<(), String> {
+pub fn plot_elo(
+    path: &Path,
+    title: &str,
+    x_desc: &str,
+    points: &[(u64, f64, f64, f64)],
+) -> Result<(), String> {
     let finite: Vec<&(u64, f64, f64, f64)> = points.iter().filter(|p| p.1.is_finite()).collect();
     if finite.is_empty() {
         return Err("no finite rating to plot".into());
@@ -159,7 +165,7 @@ pub fn plot_elo(path: &Path, title: &str, points: &[(u64, f64, f64, f64)]) -> Re
         .map_err(|e| e.to_string())?;
     chart
         .configure_mesh()
-        .x_desc("generation")
+        .x_desc(x_desc)
         .y_desc("Elo")
         .draw()
         .map_err(|e| e.to_string())?;

@@ -29,6 +29,24 @@ fn parse_vela_form(s: &str) -> std::result::Result<VelaForm, String> {
         .map_err(|e: fanorona_rules::RuleOptionError| e.to_string())
 }
 
+/// What a gauntlet's plot puts along its x axis (`--x`).
+#[derive(clap::ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
+pub enum XAxis {
+    /// The checkpoint's training generation.
+    Generation,
+    /// The run's seconds of training when the checkpoint was saved (its `state.json`).
+    Seconds,
+}
+
+impl XAxis {
+    fn label(self) -> &'static str {
+        match self {
+            XAxis::Generation => "generation",
+            XAxis::Seconds => "seconds of training",
+        }
+    }
+}
+
 /// `fanorona arena`.
 #[derive(Args, Debug)]
 pub struct ArenaArgs {
@@ -48,6 +66,16 @@ pub struct ArenaArgs {
     /// Checkpoints of the run in a gauntlet, evenly spaced, the latest always included.
     #[arg(long, default_value_t = 8)]
     pub max_checkpoints: usize,
+    /// More options of the gauntlet's network players, appended to their spec, e.g.
+    /// `guard=0,blend=0` for the network alone (a learning curve not hidden by the
+    /// players' search).
+    #[arg(long, value_name = "OPTS", requires = "gauntlet")]
+    pub player_opts: Option<String>,
+    /// The gauntlet's order and plot: by generation, or by the run's seconds of training
+    /// (Elo against wall time; the only order of a warm start's snapshots, `<run>/warm`,
+    /// which are all generation 0).
+    #[arg(long, value_enum, default_value_t = XAxis::Generation, requires = "gauntlet")]
+    pub x: XAxis,
     /// Games per pairing. Default: 10 for the traditional match (each of the 5 openings
     /// once by each side), twice the book's positions with --book (N takes the first N/2
     /// positions; more than that plays the book again), 2 with --fen. With --sprt: the
@@ -230,6 +258,12 @@ pub fn arena(a: ArenaArgs) -> Result<()> {
             .filter(|p| p.join("meta.json").is_file() && !p.to_string_lossy().ends_with(".tmp"))
             .filter_map(|p| checkpoint::read_meta(&p).ok().map(|m| (m.generation, p)))
             .collect();
+        if a.x == XAxis::Seconds {
+            ck = ck
+                .into_iter()
+                .map(|(_, p)| Ok((training_seconds(&p)?, p)))
+                .collect::<Result<_>>()?;
+        }
         ck.sort();
         if ck.is_empty() {
             return Err(input_err(format!(
@@ -255,7 +289,13 @@ pub fn arena(a: ArenaArgs) -> Result<()> {
             .collect();
         let mut specs: Vec<String> = chosen
             .iter()
-            .map(|(_, p)| format!("mcts:ckpt={},sims={}", p.display(), a.sims))
+            .map(|(_, p)| {
+                let mut spec = format!("mcts:ckpt={},sims={}", p.display(), a.sims);
+                if let Some(o) = a.player_opts.as_deref().filter(|o| !o.is_empty()) {
+                    spec = format!("{spec},{o}");
+                }
+                spec
+            })
             .collect();
         generations = chosen
             .iter()
@@ -267,13 +307,21 @@ pub fn arena(a: ArenaArgs) -> Result<()> {
         let pairings: Vec<(usize, usize)> = (0..n)
             .flat_map(|i| (n..specs.len()).map(move |j| (i, j)))
             .collect();
-        let name = run
-            .file_name()
-            .map_or("run".into(), |s| s.to_string_lossy().into_owned());
+        let folder = |p: &std::path::Path| {
+            p.file_name()
+                .map_or("run".into(), |s| s.to_string_lossy().into_owned())
+        };
+        // A warm start's snapshots (`<run>/warm`) report beside the run's gauntlet.
+        let (name, leaf) = match run.parent() {
+            Some(parent) if folder(run) == fanorona_train::run::WARM_DIR => {
+                (folder(parent), "warm-gauntlet")
+            }
+            _ => (folder(run), "gauntlet"),
+        };
         let out = a
             .out
             .clone()
-            .unwrap_or_else(|| PathBuf::from("experiments").join(name).join("gauntlet"));
+            .unwrap_or_else(|| PathBuf::from("experiments").join(name).join(leaf));
         (specs, pairings, variant, out)
     } else {
         if a.players.len() < 2 {
@@ -453,8 +501,8 @@ pub fn arena(a: ArenaArgs) -> Result<()> {
             .iter()
             .map(|&(i, g)| (g, ratings[i].elo, ratings[i].low, ratings[i].high))
             .collect();
-        let title = format!("Elo against generation (anchor {})", specs[anchor]);
-        if let Err(e) = report::plot_elo(&out.join("elo.svg"), &title, &pts) {
+        let title = format!("Elo against {} (anchor {})", a.x.label(), specs[anchor]);
+        if let Err(e) = report::plot_elo(&out.join("elo.svg"), &title, a.x.label(), &pts) {
             eprintln!("warning: no plot: {e}");
         }
     }
@@ -495,6 +543,21 @@ pub fn arena(a: ArenaArgs) -> Result<()> {
         println!("{j}");
     }
     Ok(())
+}
+
+/// The seconds of training a checkpoint folder's `state.json` records (a run's
+/// checkpoints and its warm-start snapshots have one).
+fn training_seconds(dir: &std::path::Path) -> Result<u64> {
+    let p = dir.join("state.json");
+    let text = std::fs::read_to_string(&p).map_err(|e| {
+        input_err(format!(
+            "`{}`: {e} (--x seconds needs the run's state.json in each checkpoint)",
+            p.display()
+        ))
+    })?;
+    let state: fanorona_train::RunState =
+        serde_json::from_str(&text).map_err(|e| input_err(format!("`{}`: {e}", p.display())))?;
+    Ok(state.seconds.max(0.0).round() as u64)
 }
 
 /// The tournament points of a Malagasy match as a Markdown table.

@@ -878,22 +878,40 @@ fn repo_file(rel: &str) -> String {
 /// A fresh folder with the smoke config's two generations trained as run `run`
 /// (checkpoints under `c/`, experiments under `e/`).
 fn smoke_run(name: &str, run: &str) -> std::path::PathBuf {
+    smoke_run_with(name, run, &[])
+}
+
+/// A quiet smoke-config run `run` under a fresh temporary folder (checkpoints in `c`,
+/// experiments in `e`), with more `--set`s.
+fn smoke_run_with(name: &str, run: &str, sets: &[&str]) -> std::path::PathBuf {
     let root = std::env::temp_dir().join(format!("fanorona-{name}-{}", std::process::id()));
     let _ = std::fs::remove_dir_all(&root);
-    let o = fanorona(&[
+    let (c, e) = (
+        root.join("c").display().to_string(),
+        root.join("e").display().to_string(),
+    );
+    let mut args = vec![
         "train",
         "--config",
         &repo_file("configs/smoke.toml"),
         "--run",
         run,
         "--checkpoints",
-        &root.join("c").display().to_string(),
+        &c,
         "--experiments",
-        &root.join("e").display().to_string(),
+        &e,
         "--set",
         "run.arena_every=0",
         "--quiet",
-    ]);
+    ]
+    .into_iter()
+    .map(String::from)
+    .collect::<Vec<_>>();
+    for s in sets {
+        args.extend(["--set".to_string(), s.to_string()]);
+    }
+    let args: Vec<&str> = args.iter().map(String::as_str).collect();
+    let o = fanorona(&args);
     assert!(o.status.success(), "{}", stderr(&o));
     root
 }
@@ -1468,6 +1486,86 @@ fn book_then_arena_with_the_book_and_sprt() {
     let o = fanorona(&["book", "--variant", "telo", "--count", "3"]);
     assert_eq!(o.status.code(), Some(2));
     std::fs::remove_dir_all(&dir).ok();
+}
+
+#[test]
+fn a_warm_start_keeps_snapshots_that_a_gauntlet_plays_against_time() {
+    let root = smoke_run_with(
+        "warm-snap",
+        "w",
+        &[
+            "run.generations=1",
+            "bootstrap.games=40",
+            "bootstrap.depth=1",
+            "bootstrap.checkpoint_seconds=1",
+        ],
+    );
+    let warm = root.join("c/w/warm");
+    let mut snaps: Vec<String> = std::fs::read_dir(&warm)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .collect();
+    snaps.sort();
+    assert!(
+        !snaps.is_empty(),
+        "at least the warm start's last checkpoint"
+    );
+    for s in &snaps {
+        assert_eq!(s.len(), 6, "zero-padded seconds: {s}");
+        for f in ["meta.json", "model.bpk", "state.json"] {
+            assert!(warm.join(s).join(f).is_file(), "{s}/{f}");
+        }
+        // The network alone: no optimizer, no window.
+        assert!(!warm.join(s).join("replay.bin").exists());
+    }
+    // The run's own checkpoints are unaffected: the snapshots' folder is not one.
+    assert!(root.join("c/w/00001/meta.json").is_file());
+    let out = root.join("g");
+    let v = json(&fanorona(&[
+        "arena",
+        "--gauntlet",
+        &warm.display().to_string(),
+        "--x",
+        "seconds",
+        "--player-opts",
+        "guard=0,blend=0",
+        "--vs",
+        "random",
+        "--sims",
+        "4",
+        "--games",
+        "2",
+        "--out",
+        &out.display().to_string(),
+        "--json",
+    ]));
+    assert_eq!(v["games"], 2 * snaps.len() as u64, "{v}");
+    let ratings = v["ratings"].as_array().unwrap();
+    assert!(
+        ratings.iter().any(|r| r["player"]
+            .as_str()
+            .is_some_and(|p| p.ends_with(",guard=0,blend=0"))),
+        "{v}"
+    );
+    let svg = std::fs::read_to_string(out.join("elo.svg")).unwrap();
+    assert!(svg.contains("seconds of training"));
+    // Generation order does not tell the snapshots apart; a run without state.json in
+    // its checkpoints cannot be ordered by time.
+    std::fs::remove_file(warm.join(&snaps[0]).join("state.json")).unwrap();
+    let o = fanorona(&[
+        "arena",
+        "--gauntlet",
+        &warm.display().to_string(),
+        "--x",
+        "seconds",
+        "--vs",
+        "random",
+        "--out",
+        &out.display().to_string(),
+    ]);
+    assert!(!o.status.success());
+    assert!(stderr(&o).contains("state.json"), "{}", stderr(&o));
+    std::fs::remove_dir_all(&root).ok();
 }
 
 #[test]

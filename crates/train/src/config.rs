@@ -315,7 +315,10 @@ pub struct BootstrapConfig {
     /// with the games so far and saves checkpoint 0 with their count, so that a run
     /// stopped during its warm start resumes from there instead of from nothing (0: only
     /// at the end). Raising `games` on a run still at its warm start's checkpoint (a
-    /// finished one included) continues it with the next games.
+    /// finished one included) continues it with the next games. Each of these
+    /// checkpoints, and the last, also leaves its network in `<run>/warm/<seconds>/` (the
+    /// model, meta and state: a few MB at most), the warm start's learning curve for
+    /// `fanorona arena --gauntlet <run>/warm --x seconds`.
     pub checkpoint_seconds: u64,
     /// A learned evaluation (a `fanorona tune-eval` file, such as
     /// `checkpoints/release/tsivy/eval.txt`) for the engine's searches, so that the

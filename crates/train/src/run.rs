@@ -720,6 +720,18 @@ fn bootstrap(
         state.bootstrap_games = Some(games as u64);
         learner.save(&dir, &learner.meta(cfg, 0, run), &[])
     };
+    // The warm start's learning curve: with `checkpoint_seconds`, each checkpoint 0 also
+    // leaves its network in `warm/<seconds>` (a second copy of a small file; the window
+    // and the optimizer stay in checkpoint 0 alone), for `arena --gauntlet <run>/warm`.
+    // Losing one costs a point of the curve, not the run: a warning.
+    let snapshot = |learner: &Learner, progress: &mut dyn Progress| {
+        if b.checkpoint_seconds == 0 {
+            return;
+        }
+        if let Err(e) = save_snapshot(learner, cfg, run, ckpt_dir) {
+            progress.message(&format!("warning: no warm-start snapshot: {e}"));
+        }
+    };
     let mut all = Replay::new(usize::MAX);
     progress.selfplay_started(0, b.games - first);
     let (stats, play_secs) = if b.overlap {
@@ -768,11 +780,14 @@ fn bootstrap(
                     let r = save(learner, all.len(), games, warm.seconds());
                     learner.replay = keep;
                     match r {
-                        Ok(()) => progress.message(&format!(
-                            "bootstrap: checkpoint 0 saved with {games} of {} games ({:.0} s)",
-                            b.games,
-                            warm.clock.elapsed().as_secs_f64()
-                        )),
+                        Ok(()) => {
+                            progress.message(&format!(
+                                "bootstrap: checkpoint 0 saved with {games} of {} games ({:.0} s)",
+                                b.games,
+                                warm.clock.elapsed().as_secs_f64()
+                            ));
+                            snapshot(learner, progress);
+                        }
                         // Reported after the games (the engine's thread cannot be stopped
                         // early); nothing is lost that the final save would not write.
                         Err(e) => failed = Some(e),
@@ -844,6 +859,32 @@ fn bootstrap(
     let (seconds, n) = (warm.seconds(), all.len());
     learner.replay.extend(all.samples);
     save(learner, n, b.games, seconds)?;
+    snapshot(learner, progress);
+    Ok(dir)
+}
+
+/// The folder of a run's warm-start snapshots (see `bootstrap.checkpoint_seconds`).
+pub const WARM_DIR: &str = "warm";
+
+/// Saves the learner's network, meta and `state.json` (no optimizer, no window) into
+/// `<run>/warm/<seconds>`, its seconds of training zero-padded so that the names sort as
+/// the times do. Returns the folder.
+fn save_snapshot(
+    learner: &Learner,
+    cfg: &TrainConfig,
+    run: &str,
+    ckpt_dir: &Path,
+) -> Result<PathBuf, TrainError> {
+    let secs = learner.state.seconds.max(0.0).round() as u64;
+    let dir = ckpt_dir.join(WARM_DIR).join(format!("{secs:06}"));
+    let state_json = serde_json::to_vec_pretty(&learner.state).expect("state serialises");
+    checkpoint::save_with(
+        &dir,
+        &learner.trainer.inference_net(),
+        None,
+        &learner.meta(cfg, 0, run),
+        &[("state.json", &state_json)],
+    )?;
     Ok(dir)
 }
 
