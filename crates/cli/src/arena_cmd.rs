@@ -548,15 +548,11 @@ pub fn arena(a: ArenaArgs) -> Result<()> {
 /// The seconds of training a checkpoint folder's `state.json` records (a run's
 /// checkpoints and its warm-start snapshots have one).
 fn training_seconds(dir: &std::path::Path) -> Result<u64> {
-    let p = dir.join("state.json");
-    let text = std::fs::read_to_string(&p).map_err(|e| {
+    let state = fanorona_train::RunState::read(dir).map_err(|e| {
         input_err(format!(
-            "`{}`: {e} (--x seconds needs the run's state.json in each checkpoint)",
-            p.display()
+            "{e} (--x seconds needs the run's state.json in each checkpoint)"
         ))
     })?;
-    let state: fanorona_train::RunState =
-        serde_json::from_str(&text).map_err(|e| input_err(format!("`{}`: {e}", p.display())))?;
     Ok(state.seconds.max(0.0).round() as u64)
 }
 

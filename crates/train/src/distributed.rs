@@ -36,7 +36,7 @@ use crate::metrics::{JsonlSink, MetricsSink, Sinks, TensorboardSink};
 use crate::records::{self, GameRecord, Sample, fnv};
 use crate::run::{
     Learner, Progress, Summary, TrainError, generation_seed, io, log_generation, net_config,
-    play_generation, read_selfplay_book, read_selfplay_eval, summary_line, trainer,
+    play_generation, read_json, read_selfplay_book, read_selfplay_eval, summary_line, trainer,
 };
 use crate::selfplay::SelfPlayStats;
 use crate::store::{Created, Store};
@@ -684,14 +684,7 @@ pub fn learn(
             let dir = opts.cache.join(format!("learner-{g:05}"));
             rs.download_dir(&format!("learner/{g:05}"), &dir)?;
             let (l, _) = Learner::resume(&dir, cfg, &opts.device, &mut |m| progress.message(m))?;
-            let lp = dir.join("ledger.json");
-            let text = std::fs::read_to_string(&lp).map_err(io(&lp))?;
-            ledger = serde_json::from_str(&text).map_err(|e| {
-                TrainError::Io(
-                    lp.clone(),
-                    std::io::Error::new(std::io::ErrorKind::InvalidData, e),
-                )
-            })?;
+            ledger = read_json(&dir.join("ledger.json"))?;
             // The network and optimizer read their files lazily: the folder stays in the
             // cache for the learner's life.
             progress.message(&format!(

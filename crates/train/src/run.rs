@@ -40,6 +40,24 @@ pub struct RunState {
     pub bootstrap_games: Option<u64>,
 }
 
+impl RunState {
+    /// The file that holds a checkpoint's counters, in the checkpoint's folder.
+    pub const FILE: &'static str = "state.json";
+
+    /// The counters saved in checkpoint folder `dir` (a run's checkpoints and its
+    /// warm-start snapshots have them).
+    ///
+    /// # Errors
+    /// The file is missing, unreadable or not a run's state.
+    pub fn read(dir: &Path) -> Result<RunState, TrainError> {
+        read_json(&dir.join(Self::FILE))
+    }
+
+    fn to_json(self) -> Vec<u8> {
+        serde_json::to_vec_pretty(&self).expect("state serialises")
+    }
+}
+
 /// Where a run lives and what it runs on.
 #[derive(Clone, Debug)]
 pub struct RunOptions {
@@ -125,6 +143,17 @@ impl From<crate::store::StoreError> for TrainError {
 
 pub(crate) fn io(p: &Path) -> impl FnOnce(std::io::Error) -> TrainError + '_ {
     move |e| TrainError::Io(p.to_path_buf(), e)
+}
+
+/// The JSON file `p` read as a `T` (malformed JSON is reported as invalid data in `p`).
+pub(crate) fn read_json<T: serde::de::DeserializeOwned>(p: &Path) -> Result<T, TrainError> {
+    let text = std::fs::read_to_string(p).map_err(io(p))?;
+    serde_json::from_str(&text).map_err(|e| {
+        TrainError::Io(
+            p.to_path_buf(),
+            std::io::Error::new(std::io::ErrorKind::InvalidData, e),
+        )
+    })
 }
 
 /// The network configuration of a training config.
@@ -332,14 +361,7 @@ impl Learner {
         let (net, meta, dir) = checkpoint::load(dir, device, Some(variant), Some(&net_cfg))?;
         let mut trainer = trainer(net, cfg, device);
         trainer.optimizer = checkpoint::load_optimizer(&dir, trainer.optimizer)?;
-        let sp = dir.join("state.json");
-        let text = std::fs::read_to_string(&sp).map_err(io(&sp))?;
-        let state: RunState = serde_json::from_str(&text).map_err(|e| {
-            TrainError::Io(
-                sp.clone(),
-                std::io::Error::new(std::io::ErrorKind::InvalidData, e),
-            )
-        })?;
+        let state = RunState::read(&dir)?;
         trainer.step = state.steps;
         let mut replay = Replay::new(cfg.train.replay_window);
         match records::read_samples(&dir.join("replay.bin"), variant) {
@@ -401,11 +423,11 @@ impl Learner {
         meta: &CheckpointMeta,
         extra: &[(&str, &[u8])],
     ) -> Result<(), TrainError> {
-        let state_json = serde_json::to_vec_pretty(&self.state).expect("state serialises");
+        let state_json = self.state.to_json();
         let variant: Variant = meta.variant.parse().expect("a variant name");
         let replay_bin = records::encode_samples(variant, self.replay.samples.iter());
         let mut files: Vec<(&str, &[u8])> =
-            vec![("state.json", &state_json), ("replay.bin", &replay_bin)];
+            vec![(RunState::FILE, &state_json), ("replay.bin", &replay_bin)];
         files.extend_from_slice(extra);
         checkpoint::save_with(
             dir,
@@ -868,24 +890,23 @@ pub const WARM_DIR: &str = "warm";
 
 /// Saves the learner's network, meta and `state.json` (no optimizer, no window) into
 /// `<run>/warm/<seconds>`, its seconds of training zero-padded so that the names sort as
-/// the times do. Returns the folder.
+/// the times do.
 fn save_snapshot(
     learner: &Learner,
     cfg: &TrainConfig,
     run: &str,
     ckpt_dir: &Path,
-) -> Result<PathBuf, TrainError> {
+) -> Result<(), TrainError> {
     let secs = learner.state.seconds.max(0.0).round() as u64;
     let dir = ckpt_dir.join(WARM_DIR).join(format!("{secs:06}"));
-    let state_json = serde_json::to_vec_pretty(&learner.state).expect("state serialises");
     checkpoint::save_with(
         &dir,
         &learner.trainer.inference_net(),
         None,
         &learner.meta(cfg, 0, run),
-        &[("state.json", &state_json)],
+        &[(RunState::FILE, &learner.state.to_json())],
     )?;
-    Ok(dir)
+    Ok(())
 }
 
 /// The teacher window's file in a run's checkpoint folder (beside the generations: it
@@ -1348,6 +1369,32 @@ fn _assert_encode<G: Encode>() {}
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn run_state_reads_back_and_names_a_bad_file() {
+        let dir = std::env::temp_dir().join(format!("fanorona-state-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let state = RunState {
+            generation: 3,
+            games: 40,
+            samples: 5000,
+            steps: 77,
+            seconds: 12.5,
+            untrained_samples: 9,
+            bootstrap_games: Some(30),
+        };
+        std::fs::write(dir.join(RunState::FILE), state.to_json()).unwrap();
+        assert_eq!(RunState::read(&dir).unwrap(), state);
+
+        std::fs::write(dir.join(RunState::FILE), "{\"generation\": ").unwrap();
+        let e = RunState::read(&dir).unwrap_err().to_string();
+        assert!(e.contains("state.json"), "{e}");
+
+        std::fs::remove_file(dir.join(RunState::FILE)).unwrap();
+        let e = RunState::read(&dir).unwrap_err().to_string();
+        assert!(e.contains("state.json"), "{e}");
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
 
     /// A window of `n` dimy samples whose value target is `wdl`.
     fn window(n: usize, wdl: [f32; 3]) -> Replay {

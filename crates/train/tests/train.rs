@@ -50,7 +50,7 @@ fn tmp(name: &str) -> PathBuf {
 }
 
 fn state(dir: &Path) -> RunState {
-    serde_json::from_str(&std::fs::read_to_string(dir.join("state.json")).unwrap()).unwrap()
+    RunState::read(dir).unwrap()
 }
 
 /// Keeps the run's messages.
