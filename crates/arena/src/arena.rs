@@ -2,7 +2,7 @@
 //! (each played twice, each player once on each side), played in parallel, recorded as
 //! they finish so that an interrupted arena resumes without replaying a finished game.
 
-use crate::elo::{PairResult, Pentanomial, Rating, ratings};
+use crate::elo::{PairResult, PairedDiff, Pentanomial, Rating, ratings};
 use crate::spec::{EngineSpec, SpecError};
 use fanorona_nn::burn::prelude::Device;
 use fanorona_rules::notation::format_turn;
@@ -640,6 +640,58 @@ pub fn match_points(specs: &[String], records: &[GameRecord], max_velas: u32) ->
     out
 }
 
+/// The score of `player` in game `r` and its opponent's spec, if it played it (velas left
+/// out).
+fn score_of<'r>(r: &'r GameRecord, player: &str) -> Option<(f64, &'r str)> {
+    if r.vela.is_some() {
+        return None;
+    }
+    let (side, opponent) = if r.white == player {
+        ("white", r.black.as_str())
+    } else if r.black == player {
+        ("black", r.white.as_str())
+    } else {
+        return None;
+    };
+    let s = match r.result.as_str() {
+        "draw" => 0.5,
+        x if x == side => 1.0,
+        _ => 0.0,
+    };
+    Some((s, opponent))
+}
+
+/// The paired comparison of `a` and `b` where both played the same opponents: each game
+/// of `a` against an opponent is matched with `b`'s game against that opponent from the
+/// same start with the same colours (their keys equal once each player's own spec is
+/// taken off the front, as in a gauntlet, where every checkpoint is its pairings' first
+/// player). Games without a twin are left out.
+pub fn paired_diff(a: &str, b: &str, records: &[GameRecord]) -> PairedDiff {
+    let twin_key = |r: &GameRecord, player: &str| -> Option<(String, bool)> {
+        let rest = r.key.strip_prefix(player)?.strip_prefix(" | ")?;
+        Some((rest.to_string(), r.white == player))
+    };
+    let mut of_b: HashMap<(String, bool), f64> = HashMap::new();
+    for r in records {
+        if let (Some((s, opp)), Some(k)) = (score_of(r, b), twin_key(r, b))
+            && opp != a
+        {
+            of_b.insert(k, s);
+        }
+    }
+    let pairs: Vec<(f64, f64)> = records
+        .iter()
+        .filter_map(|r| {
+            let (s, opp) = score_of(r, a)?;
+            if opp == b {
+                return None;
+            }
+            Some((s, *of_b.get(&twin_key(r, a)?)?))
+        })
+        .collect();
+    PairedDiff::from_pairs(&pairs)
+}
+
 /// The pentanomial counts of the finished pairs of `a` (first) against `b` in `records`:
 /// pairs whose two games are both recorded, from `a`'s side.
 pub fn pentanomial(a: &str, b: &str, records: &[GameRecord]) -> Pentanomial {
@@ -881,5 +933,77 @@ mod tests {
         // Elo counts riatras only.
         let t = tally(&specs, &records);
         assert_eq!((t[0].wins, t[0].draws, t[0].losses), (1, 17, 2));
+    }
+
+    /// Two gauntlet checkpoints' twin games against a common opponent: matched by start
+    /// and colour, their games with each other, velas and games without a twin left out.
+    #[test]
+    fn paired_diff_matches_twin_games() {
+        let specs: Vec<String> = ["A", "B", "X", "Y"].map(String::from).to_vec();
+        let start = Position::start(Variant::Dimy, RuleOptions::default());
+        let traditional = start.turns(TurnMode::Distinct);
+        let jobs = |a, b| {
+            pairing_jobs(
+                &specs,
+                a,
+                b,
+                4,
+                &start,
+                &Openings::Traditional,
+                &traditional,
+            )
+        };
+        let rec = |j: &Job, result: &str| GameRecord {
+            white: specs[j.white].clone(),
+            black: specs[j.black].clone(),
+            opening: j.opening,
+            result: result.into(),
+            turns: Vec::new(),
+            key: j.key.clone(),
+            fen: None,
+            pair: j.pair.clone(),
+            seconds: None,
+            chosen: None,
+            vela: None,
+        };
+        // Game g: A's score, B's score in its twin: 1 | 0.5, 0.5 | 0.5, 1 | 0, 1 | 0.5.
+        let a_results = ["white", "draw", "white", "black"];
+        let b_results = ["draw", "draw", "black", "draw"];
+        let mut records: Vec<GameRecord> = Vec::new();
+        for (j, r) in jobs(0, 2).iter().zip(a_results) {
+            records.push(rec(j, r));
+        }
+        for (j, r) in jobs(1, 2).iter().zip(b_results) {
+            records.push(rec(j, r));
+        }
+        // Not twins: A against B, B against an opponent A never met, a vela.
+        records.extend(jobs(0, 1).iter().map(|j| rec(j, "white")));
+        records.extend(jobs(1, 3).iter().map(|j| rec(j, "white")));
+        let mut vela = rec(&jobs(0, 2)[0], "black");
+        vela.key.push_str(" | vela 1");
+        vela.vela = Some("black kely".into());
+        records.push(vela);
+
+        let d = paired_diff("A", "B", &records);
+        assert_eq!(d.games, 4);
+        assert!((d.score_a - 0.875).abs() < 1e-12, "{d:?}");
+        assert!((d.score_b - 0.375).abs() < 1e-12, "{d:?}");
+        assert_eq!((d.better, d.worse), (3, 0));
+        // Differences 0.5, 0, 1, 0.5: sample variance 1/6, half = 1.96 * sqrt(1/24).
+        assert!(
+            (d.half - 1.96 * (1.0f64 / 24.0).sqrt()).abs() < 1e-12,
+            "{d:?}"
+        );
+        assert!(d.significant());
+        let (e, lo, hi) = d.elo();
+        assert!(lo > 0.0 && lo < e && e < hi, "{e} [{lo}, {hi}]");
+        // The other way round: the same games, the signs reversed.
+        let r = paired_diff("B", "A", &records);
+        assert_eq!((r.games, r.better, r.worse), (4, 0, 3));
+        assert!((r.diff() + 0.5).abs() < 1e-12 && r.significant());
+        // No common games, nothing to compare.
+        let none = paired_diff("A", "Y", &records);
+        assert_eq!(none.games, 0);
+        assert!(!none.significant());
     }
 }

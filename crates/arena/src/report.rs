@@ -1,6 +1,6 @@
 //! Reports: Markdown tables, CSV and JSON files, and the Elo-against-generation plot.
 
-use crate::elo::{PairResult, Rating};
+use crate::elo::{PairResult, PairedDiff, Rating};
 use plotters::prelude::*;
 use std::fmt::Write as _;
 use std::path::Path;
@@ -28,6 +28,84 @@ pub fn results_markdown(specs: &[String], results: &[PairResult]) -> String {
         );
     }
     s
+}
+
+/// A gauntlet's checkpoint against the one before it, on their twin games (see
+/// [`crate::arena::paired_diff`]).
+#[derive(Clone, Debug, PartialEq)]
+pub struct Step {
+    /// The checkpoint's spec.
+    pub player: String,
+    /// The spec of the checkpoint before it.
+    pub previous: String,
+    /// Where the checkpoint stands on the gauntlet's axis (generation or seconds).
+    pub x: u64,
+    /// Its scores against the previous one's on the same games.
+    pub diff: PairedDiff,
+}
+
+/// The steps as a Markdown table; `x_label` names the axis.
+pub fn steps_markdown(steps: &[Step], x_label: &str) -> String {
+    let mut s = format!(
+        "Each checkpoint against the one before it, on twin games (the same opponent, start \
+         and colours; bold: the 95 % interval excludes 0):\n\n\
+         | {x_label} | twin games | score | the one before | step, points [95 %] | Elo [95 %] | twins better-worse |\n\
+         |---:|---:|---:|---:|---|---|---|\n"
+    );
+    for st in steps {
+        let d = &st.diff;
+        let (e, lo, hi) = d.elo();
+        let b = if d.significant() { "**" } else { "" };
+        let _ = writeln!(
+            s,
+            "| {} | {} | {:.1} % | {:.1} % | {b}{:+.1} [{:+.1}, {:+.1}]{b} | {} [{}, {}] | {}-{} |",
+            st.x,
+            d.games,
+            100.0 * d.score_a,
+            100.0 * d.score_b,
+            100.0 * d.diff(),
+            100.0 * (d.diff() - d.half),
+            100.0 * (d.diff() + d.half),
+            fmt_elo(e),
+            fmt_elo(lo),
+            fmt_elo(hi),
+            d.better,
+            d.worse
+        );
+    }
+    s
+}
+
+/// The steps as JSON rows (scores and differences as fractions).
+pub fn steps_json(steps: &[Step]) -> serde_json::Value {
+    let r3 = |x: f64| (x * 1000.0).round() / 1000.0;
+    let r1 = |x: f64| (x * 10.0).round() / 10.0;
+    serde_json::Value::Array(
+        steps
+            .iter()
+            .map(|st| {
+                let d = &st.diff;
+                let (e, lo, hi) = d.elo();
+                serde_json::json!({
+                    "player": st.player,
+                    "previous": st.previous,
+                    "x": st.x,
+                    "games": d.games,
+                    "score": r3(d.score_a),
+                    "previous_score": r3(d.score_b),
+                    "diff": r3(d.diff()),
+                    "low": r3(d.diff() - d.half),
+                    "high": r3(d.diff() + d.half),
+                    "elo": r1(e),
+                    "elo_low": r1(lo),
+                    "elo_high": r1(hi),
+                    "better": d.better,
+                    "worse": d.worse,
+                    "significant": d.significant(),
+                })
+            })
+            .collect(),
+    )
 }
 
 /// Ratings, best first, as a Markdown table.

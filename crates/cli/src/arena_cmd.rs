@@ -496,6 +496,23 @@ pub fn arena(a: ArenaArgs) -> Result<()> {
     let ratings = rate(&specs, &records, anchor);
     report::save(&out, &specs, &results, &ratings, rated)
         .map_err(|e| anyhow::anyhow!("writing reports into {}: {e}", out.display()))?;
+    // A gauntlet: each checkpoint against the one before it, on their twin games.
+    let steps: Vec<report::Step> = generations
+        .windows(2)
+        .map(|w| report::Step {
+            player: specs[w[1].0].clone(),
+            previous: specs[w[0].0].clone(),
+            x: w[1].1,
+            diff: fanorona_arena::arena::paired_diff(&specs[w[1].0], &specs[w[0].0], &records),
+        })
+        .collect();
+    if !generations.is_empty() {
+        let p = out.join("steps.json");
+        let text = serde_json::to_string_pretty(&report::steps_json(&steps)).expect("serialises");
+        if let Err(e) = std::fs::write(&p, text) {
+            eprintln!("warning: {}: {e}", p.display());
+        }
+    }
     if !generations.is_empty() {
         let pts: Vec<(u64, f64, f64, f64)> = generations
             .iter()
@@ -518,6 +535,9 @@ pub fn arena(a: ArenaArgs) -> Result<()> {
         );
         println!("{}", report::results_markdown(&specs, &results));
         println!("{}", report::ratings_markdown(&specs, &ratings, anchor));
+        if !steps.is_empty() {
+            println!("{}", report::steps_markdown(&steps, a.x.label()));
+        }
         if let Format::Malagasy { max_velas, .. } = format {
             println!(
                 "{}",
@@ -533,6 +553,9 @@ pub fn arena(a: ArenaArgs) -> Result<()> {
         }
     } else {
         let mut j = report::ratings_json(&specs, &ratings, rated);
+        if !generations.is_empty() {
+            j["steps"] = report::steps_json(&steps);
+        }
         if let Some(sp) = sprt_json {
             j["sprt"] = sp;
         }

@@ -1549,6 +1549,24 @@ fn a_warm_start_keeps_snapshots_that_a_gauntlet_plays_against_time() {
     );
     let svg = std::fs::read_to_string(out.join("elo.svg")).unwrap();
     assert!(svg.contains("seconds of training"));
+    // Each snapshot against the one before it, on their twin games against `random`.
+    let steps = v["steps"].as_array().unwrap();
+    assert_eq!(steps.len(), snaps.len() - 1, "{v}");
+    for (st, pair) in steps.iter().zip(snaps.windows(2)) {
+        assert!(st["player"].as_str().unwrap().contains(&pair[1]), "{st}");
+        assert!(st["previous"].as_str().unwrap().contains(&pair[0]), "{st}");
+        assert_eq!(st["x"], pair[1].parse::<u64>().unwrap(), "{st}");
+        assert_eq!(st["games"], 2, "{st}");
+        let (diff, low, high) = (
+            st["diff"].as_f64().unwrap(),
+            st["low"].as_f64().unwrap(),
+            st["high"].as_f64().unwrap(),
+        );
+        assert!(low <= diff && diff <= high, "{st}");
+    }
+    let saved: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(out.join("steps.json")).unwrap()).unwrap();
+    assert_eq!(&saved, &v["steps"]);
     // Generation order does not tell the snapshots apart; a run without state.json in
     // its checkpoints cannot be ordered by time.
     std::fs::remove_file(warm.join(&snaps[0]).join("state.json")).unwrap();
@@ -1588,6 +1606,21 @@ fn arena_gauntlet_over_a_run() {
         "--json",
     ]));
     assert_eq!(v["games"], 8, "two checkpoints x two opponents x two games");
+    // The later checkpoint against the earlier on their four twin games.
+    let steps = v["steps"].as_array().unwrap();
+    assert_eq!(steps.len(), 1, "{v}");
+    let st = &steps[0];
+    assert_eq!(st["games"], 4, "{st}");
+    assert_ne!(st["player"], st["previous"]);
+    let b = st["better"].as_u64().unwrap() + st["worse"].as_u64().unwrap();
+    assert!(b <= 4, "{st}");
+    let s = |k: &str| st[k].as_f64().unwrap();
+    assert!(
+        (s("diff") - (s("score") - s("previous_score"))).abs() < 2e-3,
+        "{st}"
+    );
+    assert!(s("low") <= s("diff") && s("diff") <= s("high"), "{st}");
+    assert!(out.join("steps.json").is_file());
     assert!(out.join("ratings.json").is_file());
     assert!(
         std::fs::read_to_string(out.join("elo.svg"))
