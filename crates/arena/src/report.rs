@@ -324,11 +324,101 @@ pub fn plot_series(
             .label(name.clone())
             .legend(move |(x, y)| PathElement::new(vec![(x, y), (x + 20, y)], c.stroke_width(2)));
     }
+    let pad_range = ((x0, x1.max(x0 + 1.0)), (y0 - pad, y1 + pad));
     chart
         .configure_series_labels()
+        .position(legend_corner(series, pad_range))
         .background_style(WHITE.mix(0.8))
         .border_style(BLACK)
         .draw()
         .map_err(|e| e.to_string())?;
     root.present().map_err(|e| e.to_string())
+}
+
+/// The corner of the plot whose lines pass least through it, for the legend: each
+/// series' segments sampled evenly, the samples counted in each corner's box (the outer
+/// 45 % of the width and 35 % of the height). Ties go to the upper right, then upper
+/// left, lower right, lower left.
+fn legend_corner(
+    series: &[(String, Vec<(f64, f64)>)],
+    ((x0, x1), (y0, y1)): ((f64, f64), (f64, f64)),
+) -> SeriesLabelPosition {
+    let (w, h) = ((x1 - x0).max(1e-12), (y1 - y0).max(1e-12));
+    // Corners as (right, upper).
+    let corners = [(true, true), (false, true), (true, false), (false, false)];
+    let mut counts = [0usize; 4];
+    for (_, points) in series {
+        let finite: Vec<(f64, f64)> = points
+            .iter()
+            .copied()
+            .filter(|p| p.0.is_finite() && p.1.is_finite())
+            .collect();
+        let samples = finite.windows(2).flat_map(|s| {
+            (0..20).map(move |k| {
+                let t = f64::from(k) / 20.0;
+                (
+                    s[0].0 + t * (s[1].0 - s[0].0),
+                    s[0].1 + t * (s[1].1 - s[0].1),
+                )
+            })
+        });
+        for (x, y) in samples.chain(finite.last().copied()) {
+            let (fx, fy) = ((x - x0) / w, (y - y0) / h);
+            for (c, &(right, upper)) in counts.iter_mut().zip(&corners) {
+                let in_x = if right { fx >= 0.55 } else { fx <= 0.45 };
+                let in_y = if upper { fy >= 0.65 } else { fy <= 0.35 };
+                if in_x && in_y {
+                    *c += 1;
+                }
+            }
+        }
+    }
+    let best = (0..4).min_by_key(|&i| counts[i]).expect("four corners");
+    match corners[best] {
+        (true, true) => SeriesLabelPosition::UpperRight,
+        (false, true) => SeriesLabelPosition::UpperLeft,
+        (true, false) => SeriesLabelPosition::LowerRight,
+        (false, false) => SeriesLabelPosition::LowerLeft,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_legend_goes_where_the_lines_are_not() {
+        let range = ((0.0, 10.0), (0.0, 10.0));
+        let line = |pts: &[(f64, f64)]| vec![("a".to_string(), pts.to_vec())];
+        // A rising line leaves the upper left and the lower right empty: the upper left
+        // wins the tie-break after the upper right is ruled out.
+        let rising = line(&[(0.0, 0.0), (10.0, 10.0)]);
+        assert!(matches!(
+            legend_corner(&rising, range),
+            SeriesLabelPosition::UpperLeft
+        ));
+        // A falling line: the upper right is empty.
+        let falling = line(&[(0.0, 10.0), (10.0, 0.0)]);
+        assert!(matches!(
+            legend_corner(&falling, range),
+            SeriesLabelPosition::UpperRight
+        ));
+        // A line along the top: a lower corner.
+        let top = line(&[(0.0, 9.0), (10.0, 9.0)]);
+        assert!(matches!(
+            legend_corner(&top, range),
+            SeriesLabelPosition::LowerRight
+        ));
+        // The segments count, not only their ends: a line across the bottom from one
+        // point to another crosses both lower corners; a second line up the right side
+        // rules out the upper right.
+        let two = vec![
+            ("a".to_string(), vec![(0.0, 1.0), (10.0, 1.0)]),
+            ("b".to_string(), vec![(9.0, 0.0), (9.0, 10.0)]),
+        ];
+        assert!(matches!(
+            legend_corner(&two, range),
+            SeriesLabelPosition::UpperLeft
+        ));
+    }
 }
