@@ -30,27 +30,29 @@ pub fn results_markdown(specs: &[String], results: &[PairResult]) -> String {
     s
 }
 
-/// A gauntlet's checkpoint against the one before it, on their twin games (see
+/// A gauntlet's checkpoint against an earlier one, on their twin games (see
 /// [`crate::arena::paired_diff`]).
 #[derive(Clone, Debug, PartialEq)]
 pub struct Step {
     /// The checkpoint's spec.
     pub player: String,
-    /// The spec of the checkpoint before it.
+    /// The spec of the earlier checkpoint.
     pub previous: String,
     /// Where the checkpoint stands on the gauntlet's axis (generation or seconds).
     pub x: u64,
+    /// Where the other one stands.
+    pub previous_x: u64,
     /// Its scores against the previous one's on the same games.
     pub diff: PairedDiff,
 }
 
-/// The steps as a Markdown table; `x_label` names the axis.
-pub fn steps_markdown(steps: &[Step], x_label: &str) -> String {
+/// The steps as a Markdown table under `heading`; `x_label` names the axis.
+pub fn steps_markdown(steps: &[Step], heading: &str, x_label: &str) -> String {
     let mut s = format!(
-        "Each checkpoint against the one before it, on twin games (the same opponent, start \
-         and colours; bold: the 95 % interval excludes 0):\n\n\
-         | {x_label} | twin games | score | the one before | step, points [95 %] | Elo [95 %] | twins better-worse |\n\
-         |---:|---:|---:|---:|---|---|---|\n"
+        "{heading}, on twin games (the same opponent, start and colours; bold: the 95 % \
+         interval excludes 0):\n\n\
+         | {x_label} | against | twin games | score | its score | difference, points [95 %] | Elo [95 %] | twins better-worse |\n\
+         |---:|---:|---:|---:|---:|---|---|---|\n"
     );
     for st in steps {
         let d = &st.diff;
@@ -58,8 +60,9 @@ pub fn steps_markdown(steps: &[Step], x_label: &str) -> String {
         let b = if d.significant() { "**" } else { "" };
         let _ = writeln!(
             s,
-            "| {} | {} | {:.1} % | {:.1} % | {b}{:+.1} [{:+.1}, {:+.1}]{b} | {} [{}, {}] | {}-{} |",
+            "| {} | {} | {} | {:.1} % | {:.1} % | {b}{:+.1} [{:+.1}, {:+.1}]{b} | {} [{}, {}] | {}-{} |",
             st.x,
+            st.previous_x,
             d.games,
             100.0 * d.score_a,
             100.0 * d.score_b,
@@ -90,6 +93,7 @@ pub fn steps_json(steps: &[Step]) -> serde_json::Value {
                     "player": st.player,
                     "previous": st.previous,
                     "x": st.x,
+                    "previous_x": st.previous_x,
                     "games": d.games,
                     "score": r3(d.score_a),
                     "previous_score": r3(d.score_b),

@@ -496,19 +496,27 @@ pub fn arena(a: ArenaArgs) -> Result<()> {
     let ratings = rate(&specs, &records, anchor);
     report::save(&out, &specs, &results, &ratings, rated)
         .map_err(|e| anyhow::anyhow!("writing reports into {}: {e}", out.display()))?;
-    // A gauntlet: each checkpoint against the one before it, on their twin games.
-    let steps: Vec<report::Step> = generations
-        .windows(2)
-        .map(|w| report::Step {
-            player: specs[w[1].0].clone(),
-            previous: specs[w[0].0].clone(),
-            x: w[1].1,
-            diff: fanorona_arena::arena::paired_diff(&specs[w[1].0], &specs[w[0].0], &records),
-        })
-        .collect();
+    // A gauntlet: each checkpoint against the one before it, and the last against each
+    // earlier one, on their twin games.
+    let step = |later: (usize, u64), earlier: (usize, u64)| report::Step {
+        player: specs[later.0].clone(),
+        previous: specs[earlier.0].clone(),
+        x: later.1,
+        previous_x: earlier.1,
+        diff: fanorona_arena::arena::paired_diff(&specs[later.0], &specs[earlier.0], &records),
+    };
+    let steps: Vec<report::Step> = generations.windows(2).map(|w| step(w[1], w[0])).collect();
+    let from_last: Vec<report::Step> = match generations.split_last() {
+        Some((&last, earlier)) => earlier.iter().map(|&e| step(last, e)).collect(),
+        None => Vec::new(),
+    };
+    let mut steps_json = serde_json::json!({
+        "steps": report::steps_json(&steps),
+        "from_last": report::steps_json(&from_last),
+    });
     if !generations.is_empty() {
         let p = out.join("steps.json");
-        let text = serde_json::to_string_pretty(&report::steps_json(&steps)).expect("serialises");
+        let text = serde_json::to_string_pretty(&steps_json).expect("serialises");
         if let Err(e) = std::fs::write(&p, text) {
             eprintln!("warning: {}: {e}", p.display());
         }
@@ -536,7 +544,11 @@ pub fn arena(a: ArenaArgs) -> Result<()> {
         println!("{}", report::results_markdown(&specs, &results));
         println!("{}", report::ratings_markdown(&specs, &ratings, anchor));
         if !steps.is_empty() {
-            println!("{}", report::steps_markdown(&steps, a.x.label()));
+            let x = a.x.label();
+            let h = "Each checkpoint against the one before it";
+            println!("{}", report::steps_markdown(&steps, h, x));
+            let h = "The last checkpoint against each earlier one (is the curve still rising at its end?)";
+            println!("{}", report::steps_markdown(&from_last, h, x));
         }
         if let Format::Malagasy { max_velas, .. } = format {
             println!(
@@ -554,7 +566,8 @@ pub fn arena(a: ArenaArgs) -> Result<()> {
     } else {
         let mut j = report::ratings_json(&specs, &ratings, rated);
         if !generations.is_empty() {
-            j["steps"] = report::steps_json(&steps);
+            j["steps"] = steps_json["steps"].take();
+            j["from_last"] = steps_json["from_last"].take();
         }
         if let Some(sp) = sprt_json {
             j["sprt"] = sp;

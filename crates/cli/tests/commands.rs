@@ -1564,9 +1564,23 @@ fn a_warm_start_keeps_snapshots_that_a_gauntlet_plays_against_time() {
         );
         assert!(low <= diff && diff <= high, "{st}");
     }
+    // The last snapshot against each earlier one.
+    let from_last = v["from_last"].as_array().unwrap();
+    assert_eq!(from_last.len(), snaps.len() - 1, "{v}");
+    for (st, earlier) in from_last.iter().zip(&snaps) {
+        assert!(
+            st["player"]
+                .as_str()
+                .unwrap()
+                .contains(snaps.last().unwrap()),
+            "{st}"
+        );
+        assert_eq!(st["previous_x"], earlier.parse::<u64>().unwrap(), "{st}");
+    }
     let saved: serde_json::Value =
         serde_json::from_str(&std::fs::read_to_string(out.join("steps.json")).unwrap()).unwrap();
-    assert_eq!(&saved, &v["steps"]);
+    assert_eq!(&saved["steps"], &v["steps"]);
+    assert_eq!(&saved["from_last"], &v["from_last"]);
     // Generation order does not tell the snapshots apart; a run without state.json in
     // its checkpoints cannot be ordered by time.
     std::fs::remove_file(warm.join(&snaps[0]).join("state.json")).unwrap();
@@ -1620,6 +1634,8 @@ fn arena_gauntlet_over_a_run() {
         "{st}"
     );
     assert!(s("low") <= s("diff") && s("diff") <= s("high"), "{st}");
+    // With two checkpoints the last against the earlier is the one step.
+    assert_eq!(v["from_last"], v["steps"]);
     assert!(out.join("steps.json").is_file());
     assert!(out.join("ratings.json").is_file());
     assert!(
