@@ -72,10 +72,10 @@ pub struct ArenaArgs {
     #[arg(long, value_name = "OPTS", requires = "gauntlet")]
     pub player_opts: Option<String>,
     /// The gauntlet's order and plot: by generation, or by the run's seconds of training
-    /// (Elo against wall time; the only order of a warm start's snapshots, `<run>/warm`,
-    /// which are all generation 0).
-    #[arg(long, value_enum, default_value_t = XAxis::Generation, requires = "gauntlet")]
-    pub x: XAxis,
+    /// (Elo against wall time). Default: seconds for a warm start's snapshots
+    /// (`<run>/warm`, which are all generation 0), generation otherwise.
+    #[arg(long, value_enum, requires = "gauntlet")]
+    pub x: Option<XAxis>,
     /// Games per pairing. Default: 10 for the traditional match (each of the 5 openings
     /// once by each side), twice the book's positions with --book (N takes the first N/2
     /// positions; more than that plays the book again), 2 with --fen. With --sprt: the
@@ -250,6 +250,14 @@ pub fn arena(a: ArenaArgs) -> Result<()> {
         None => None,
     };
     let mut generations: Vec<(usize, u64)> = Vec::new();
+    let is_warm = |run: &std::path::Path| {
+        run.file_name()
+            .is_some_and(|n| n == fanorona_train::run::WARM_DIR)
+    };
+    let x_axis = a.x.unwrap_or(match &a.gauntlet {
+        Some(run) if is_warm(run) => XAxis::Seconds,
+        _ => XAxis::Generation,
+    });
     let (specs, pairings, variant, out) = if let Some(run) = &a.gauntlet {
         let mut ck: Vec<(u64, PathBuf)> = std::fs::read_dir(run)
             .map_err(|e| input_err(format!("gauntlet run folder `{}`: {e}", run.display())))?
@@ -258,7 +266,7 @@ pub fn arena(a: ArenaArgs) -> Result<()> {
             .filter(|p| p.join("meta.json").is_file() && !p.to_string_lossy().ends_with(".tmp"))
             .filter_map(|p| checkpoint::read_meta(&p).ok().map(|m| (m.generation, p)))
             .collect();
-        if a.x == XAxis::Seconds {
+        if x_axis == XAxis::Seconds {
             ck = ck
                 .into_iter()
                 .map(|(_, p)| Ok((training_seconds(&p)?, p)))
@@ -313,9 +321,7 @@ pub fn arena(a: ArenaArgs) -> Result<()> {
         };
         // A warm start's snapshots (`<run>/warm`) report beside the run's gauntlet.
         let (name, leaf) = match run.parent() {
-            Some(parent) if folder(run) == fanorona_train::run::WARM_DIR => {
-                (folder(parent), "warm-gauntlet")
-            }
+            Some(parent) if is_warm(run) => (folder(parent), "warm-gauntlet"),
             _ => (folder(run), "gauntlet"),
         };
         let out = a
@@ -526,8 +532,8 @@ pub fn arena(a: ArenaArgs) -> Result<()> {
             .iter()
             .map(|&(i, g)| (g, ratings[i].elo, ratings[i].low, ratings[i].high))
             .collect();
-        let title = format!("Elo against {} (anchor {})", a.x.label(), specs[anchor]);
-        if let Err(e) = report::plot_elo(&out.join("elo.svg"), &title, a.x.label(), &pts) {
+        let title = format!("Elo against {} (anchor {})", x_axis.label(), specs[anchor]);
+        if let Err(e) = report::plot_elo(&out.join("elo.svg"), &title, x_axis.label(), &pts) {
             eprintln!("warning: no plot: {e}");
         }
     }
@@ -544,7 +550,7 @@ pub fn arena(a: ArenaArgs) -> Result<()> {
         println!("{}", report::results_markdown(&specs, &results));
         println!("{}", report::ratings_markdown(&specs, &ratings, anchor));
         if !steps.is_empty() {
-            let x = a.x.label();
+            let x = x_axis.label();
             let h = "Each checkpoint against the one before it";
             println!("{}", report::steps_markdown(&steps, h, x));
             let h = "The last checkpoint against each earlier one (is the curve still rising at its end?)";

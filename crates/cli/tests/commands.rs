@@ -1581,6 +1581,28 @@ fn a_warm_start_keeps_snapshots_that_a_gauntlet_plays_against_time() {
         serde_json::from_str(&std::fs::read_to_string(out.join("steps.json")).unwrap()).unwrap();
     assert_eq!(&saved["steps"], &v["steps"]);
     assert_eq!(&saved["from_last"], &v["from_last"]);
+    // A warm folder is ordered by seconds without being told (the same games: none new).
+    std::fs::remove_file(out.join("elo.svg")).unwrap();
+    let again = json(&fanorona(&[
+        "arena",
+        "--gauntlet",
+        &warm.display().to_string(),
+        "--player-opts",
+        "guard=0,blend=0",
+        "--vs",
+        "random",
+        "--sims",
+        "4",
+        "--games",
+        "2",
+        "--out",
+        &out.display().to_string(),
+        "--json",
+    ]));
+    assert_eq!(again["games"], v["games"]);
+    assert_eq!(again["steps"], v["steps"]);
+    let svg = std::fs::read_to_string(out.join("elo.svg")).unwrap();
+    assert!(svg.contains("seconds of training"));
     // Generation order does not tell the snapshots apart; a run without state.json in
     // its checkpoints cannot be ordered by time.
     std::fs::remove_file(warm.join(&snaps[0]).join("state.json")).unwrap();
