@@ -802,6 +802,23 @@ pub fn points(o: Outcome, c: Color) -> f64 {
 mod tests {
     use super::*;
 
+    /// The record of job `j` with the given result and no turns.
+    fn scripted(specs: &[String], j: &Job, result: &str) -> GameRecord {
+        GameRecord {
+            white: specs[j.white].clone(),
+            black: specs[j.black].clone(),
+            opening: j.opening,
+            result: result.into(),
+            turns: Vec::new(),
+            key: j.key.clone(),
+            fen: j.fen.clone(),
+            pair: j.pair.clone(),
+            seconds: None,
+            chosen: None,
+            vela: j.vela.clone(),
+        }
+    }
+
     /// The Malagasy match with scripted results: who opens which riatra, the velas after
     /// each lost riatra, the repeat after a lost or drawn vela, the cap, and the points.
     #[test]
@@ -842,19 +859,7 @@ mod tests {
         let played: Mutex<Vec<GameRecord>> = Mutex::new(Vec::new());
         let game = |j: &Job, _seed: u64| -> Result<GameRecord, ArenaError> {
             let result = script.get(j.key.as_str()).copied().unwrap_or("draw");
-            let rec = GameRecord {
-                white: specs[j.white].clone(),
-                black: specs[j.black].clone(),
-                opening: j.opening,
-                result: result.into(),
-                turns: Vec::new(),
-                key: j.key.clone(),
-                fen: j.fen.clone(),
-                pair: j.pair.clone(),
-                seconds: None,
-                chosen: None,
-                vela: j.vela.clone(),
-            };
+            let rec = scripted(&specs, j, result);
             // A vela starts from the vela kely position with the debtor to move.
             if let Some(v) = &j.vela {
                 assert_eq!(j.start.rules().vela_form, VelaForm::Kely);
@@ -953,19 +958,7 @@ mod tests {
                 &traditional,
             )
         };
-        let rec = |j: &Job, result: &str| GameRecord {
-            white: specs[j.white].clone(),
-            black: specs[j.black].clone(),
-            opening: j.opening,
-            result: result.into(),
-            turns: Vec::new(),
-            key: j.key.clone(),
-            fen: None,
-            pair: j.pair.clone(),
-            seconds: None,
-            chosen: None,
-            vela: None,
-        };
+        let rec = |j: &Job, result: &str| scripted(&specs, j, result);
         // Game g: A's score, B's score in its twin: 1 | 0.5, 0.5 | 0.5, 1 | 0, 1 | 0.5.
         let a_results = ["white", "draw", "white", "black"];
         let b_results = ["draw", "draw", "black", "draw"];

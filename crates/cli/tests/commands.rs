@@ -1521,24 +1521,15 @@ fn a_warm_start_keeps_snapshots_that_a_gauntlet_plays_against_time() {
     // The run's own checkpoints are unaffected: the snapshots' folder is not one.
     assert!(root.join("c/w/00001/meta.json").is_file());
     let out = root.join("g");
-    let v = json(&fanorona(&[
-        "arena",
-        "--gauntlet",
-        &warm.display().to_string(),
-        "--x",
-        "seconds",
-        "--player-opts",
-        "guard=0,blend=0",
-        "--vs",
-        "random",
-        "--sims",
-        "4",
-        "--games",
-        "2",
-        "--out",
-        &out.display().to_string(),
-        "--json",
-    ]));
+    let (warm_s, out_s) = (warm.display().to_string(), out.display().to_string());
+    let gauntlet = |x: &[&str]| {
+        let mut args = vec!["arena", "--gauntlet", &warm_s, "--out", &out_s, "--json"];
+        args.extend_from_slice(&["--player-opts", "guard=0,blend=0", "--vs", "random"]);
+        args.extend_from_slice(&["--sims", "4", "--games", "2"]);
+        args.extend_from_slice(x);
+        json(&fanorona(&args))
+    };
+    let v = gauntlet(&["--x", "seconds"]);
     assert_eq!(v["games"], 2 * snaps.len() as u64, "{v}");
     let ratings = v["ratings"].as_array().unwrap();
     assert!(
@@ -1583,22 +1574,7 @@ fn a_warm_start_keeps_snapshots_that_a_gauntlet_plays_against_time() {
     assert_eq!(&saved["from_last"], &v["from_last"]);
     // A warm folder is ordered by seconds without being told (the same games: none new).
     std::fs::remove_file(out.join("elo.svg")).unwrap();
-    let again = json(&fanorona(&[
-        "arena",
-        "--gauntlet",
-        &warm.display().to_string(),
-        "--player-opts",
-        "guard=0,blend=0",
-        "--vs",
-        "random",
-        "--sims",
-        "4",
-        "--games",
-        "2",
-        "--out",
-        &out.display().to_string(),
-        "--json",
-    ]));
+    let again = gauntlet(&[]);
     assert_eq!(again["games"], v["games"]);
     assert_eq!(again["steps"], v["steps"]);
     let svg = std::fs::read_to_string(out.join("elo.svg")).unwrap();
