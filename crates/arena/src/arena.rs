@@ -2,7 +2,7 @@
 //! (each played twice, each player once on each side), played in parallel, recorded as
 //! they finish so that an interrupted arena resumes without replaying a finished game.
 
-use crate::elo::{PairResult, PairedDiff, Pentanomial, Rating, ratings};
+use crate::elo::{PairResult, PairedDiff, Pentanomial, Rating, Trend, ratings};
 use crate::spec::{EngineSpec, SpecError};
 use fanorona_nn::burn::prelude::Device;
 use fanorona_rules::notation::format_turn;
@@ -661,35 +661,51 @@ fn score_of<'r>(r: &'r GameRecord, player: &str) -> Option<(f64, &'r str)> {
     Some((s, opponent))
 }
 
-/// The paired comparison of `a` and `b` where both played the same opponents: each game
-/// of `a` against an opponent is matched with `b`'s game against that opponent from the
-/// same start with the same colours (their keys equal once each player's own spec is
-/// taken off the front, as in a gauntlet, where every checkpoint is its pairings' first
-/// player). Games without a twin are left out.
-pub fn paired_diff(a: &str, b: &str, records: &[GameRecord]) -> PairedDiff {
-    let twin_key = |r: &GameRecord, player: &str| -> Option<(String, bool)> {
-        let rest = r.key.strip_prefix(player)?.strip_prefix(" | ")?;
-        Some((rest.to_string(), r.white == player))
-    };
-    let mut of_b: HashMap<(String, bool), f64> = HashMap::new();
+/// The scores of `players` in their twin games: a game of each against the same opponent
+/// from the same start with the same colours (their keys equal once each player's own
+/// spec is taken off the front, as in a gauntlet, where every checkpoint is its pairings'
+/// first player). One row per start and colour that all of them played, their scores in
+/// the order given; games among the players themselves, velas and games without a twin
+/// for every player are left out. Rows come in the keys' order.
+pub fn twin_scores(players: &[&str], records: &[GameRecord]) -> Vec<Vec<f64>> {
+    let mut rows: std::collections::BTreeMap<(String, bool), Vec<Option<f64>>> =
+        std::collections::BTreeMap::new();
     for r in records {
-        if let (Some((s, opp)), Some(k)) = (score_of(r, b), twin_key(r, b))
-            && opp != a
-        {
-            of_b.insert(k, s);
+        for (i, p) in players.iter().enumerate() {
+            let Some((s, opponent)) = score_of(r, p) else {
+                continue;
+            };
+            if players.contains(&opponent) {
+                continue;
+            }
+            let Some(rest) = r.key.strip_prefix(p).and_then(|k| k.strip_prefix(" | ")) else {
+                continue;
+            };
+            let row = rows
+                .entry((rest.to_string(), r.white == *p))
+                .or_insert_with(|| vec![None; players.len()]);
+            row[i] = Some(s);
         }
     }
-    let pairs: Vec<(f64, f64)> = records
+    rows.into_values()
+        .filter_map(|row| row.into_iter().collect::<Option<Vec<f64>>>())
+        .collect()
+}
+
+/// The paired comparison of `a` and `b` on their twin games (see [`twin_scores`]).
+pub fn paired_diff(a: &str, b: &str, records: &[GameRecord]) -> PairedDiff {
+    let pairs: Vec<(f64, f64)> = twin_scores(&[a, b], records)
         .iter()
-        .filter_map(|r| {
-            let (s, opp) = score_of(r, a)?;
-            if opp == b {
-                return None;
-            }
-            Some((s, *of_b.get(&twin_key(r, a)?)?))
-        })
+        .map(|r| (r[0], r[1]))
         .collect();
     PairedDiff::from_pairs(&pairs)
+}
+
+/// How the score of `players`, standing at `xs` on the curve's axis, changes along it, on
+/// their twin games (see [`twin_scores`] and [`Trend::fit`]); `None` without twins or
+/// without two different `xs`.
+pub fn paired_trend(players: &[&str], xs: &[f64], records: &[GameRecord]) -> Option<Trend> {
+    Trend::fit(xs, &twin_scores(players, records))
 }
 
 /// The pentanomial counts of the finished pairs of `a` (first) against `b` in `records`:
@@ -994,6 +1010,28 @@ mod tests {
         let r = paired_diff("B", "A", &records);
         assert_eq!((r.games, r.better, r.worse), (4, 0, 3));
         assert!((r.diff() + 0.5).abs() < 1e-12 && r.significant());
+        // Three players' twins: C has only games 0 and 1 against X, so two rows.
+        let mut with_c = records.clone();
+        let mut specs_c = specs.clone();
+        specs_c.push("C".into());
+        let c_jobs = pairing_jobs(
+            &specs_c,
+            4,
+            2,
+            2,
+            &start,
+            &Openings::Traditional,
+            &traditional,
+        );
+        with_c.extend(c_jobs.iter().map(|j| scripted(&specs_c, j, "black")));
+        let rows = twin_scores(&["A", "B", "C"], &with_c);
+        // Game 0: C White loses; game 1: C Black wins.
+        assert_eq!(rows, vec![vec![1.0, 0.5, 0.0], vec![0.5, 0.5, 1.0]]);
+        let t = paired_trend(&["A", "B", "C"], &[0.0, 1.0, 2.0], &with_c).unwrap();
+        assert_eq!(t.twins, 2);
+        // Slopes -0.5 and +0.25.
+        assert!((t.slope + 0.125).abs() < 1e-12, "{t:?}");
+        assert!(paired_trend(&["A", "B"], &[3.0, 3.0], &records).is_none());
         // No common games, nothing to compare.
         let none = paired_diff("A", "Y", &records);
         assert_eq!(none.games, 0);

@@ -326,6 +326,62 @@ impl PairedDiff {
     }
 }
 
+/// The slope of a learning curve on twin games: each twin's scores (one per checkpoint)
+/// fitted by least squares against the checkpoints' places on the curve's axis, the
+/// slopes averaged over the twins, with a 95 % interval from their spread. Each twin
+/// fixes the start, the colour and the opponent, so what they contribute cancels, as in
+/// [`PairedDiff`] (which is this with two checkpoints one unit apart).
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct Trend {
+    /// Twins fitted.
+    pub twins: u32,
+    /// Mean change of the score (a fraction) per unit of the axis.
+    pub slope: f64,
+    /// Half the width of the slope's 95 % interval.
+    pub half: f64,
+}
+
+impl Trend {
+    /// From the checkpoints' places `xs` and one row of scores per twin (in the order of
+    /// `xs`); `None` without twins or without two different places.
+    pub fn fit(xs: &[f64], twins: &[Vec<f64>]) -> Option<Trend> {
+        let k = xs.len() as f64;
+        let mean_x = xs.iter().sum::<f64>() / k;
+        let sxx: f64 = xs.iter().map(|x| (x - mean_x).powi(2)).sum();
+        if twins.is_empty() || sxx <= 0.0 || !sxx.is_finite() {
+            return None;
+        }
+        let slopes: Vec<f64> = twins
+            .iter()
+            .map(|y| {
+                let mean_y = y.iter().sum::<f64>() / k;
+                xs.iter()
+                    .zip(y)
+                    .map(|(x, y)| (x - mean_x) * (y - mean_y))
+                    .sum::<f64>()
+                    / sxx
+            })
+            .collect();
+        let n = slopes.len() as f64;
+        let slope = slopes.iter().sum::<f64>() / n;
+        let var = if slopes.len() > 1 {
+            slopes.iter().map(|s| (s - slope).powi(2)).sum::<f64>() / (n - 1.0)
+        } else {
+            0.0
+        };
+        Some(Trend {
+            twins: slopes.len() as u32,
+            slope,
+            half: 1.96 * (var / n).sqrt(),
+        })
+    }
+
+    /// Whether the 95 % interval of the slope excludes 0 (in either direction).
+    pub fn significant(&self) -> bool {
+        self.twins > 1 && self.slope.abs() > self.half
+    }
+}
+
 /// The sequential probability ratio test between `elo0` (H0) and `elo1` (H1), with error
 /// rates `alpha` and `beta`, on game pairs: the log-likelihood ratio in the normal
 /// approximation fishtest uses (its `LLR_logistic` on pentanomial counts).

@@ -15,4 +15,4 @@ pub use arena::{
     ArenaConfig, ArenaError, Format, GameRecord, MatchPoints, Openings, match_points,
     play_pairings, play_pairings_with, rate, tally,
 };
-pub use elo::{PairResult, Pentanomial, Rating, Sprt, SprtDecision, ratings};
+pub use elo::{PairResult, PairedDiff, Pentanomial, Rating, Sprt, SprtDecision, Trend, ratings};

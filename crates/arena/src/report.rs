@@ -1,6 +1,6 @@
 //! Reports: Markdown tables, CSV and JSON files, and the Elo-against-generation plot.
 
-use crate::elo::{PairResult, PairedDiff, Rating};
+use crate::elo::{PairResult, PairedDiff, Rating, Trend};
 use plotters::prelude::*;
 use std::fmt::Write as _;
 use std::path::Path;
@@ -106,6 +106,70 @@ pub fn steps_json(steps: &[Step]) -> serde_json::Value {
                     "better": d.better,
                     "worse": d.worse,
                     "significant": d.significant(),
+                })
+            })
+            .collect(),
+    )
+}
+
+/// The trend of a gauntlet's last `checkpoints` checkpoints (see [`Trend`]).
+#[derive(Clone, Debug, PartialEq)]
+pub struct TrendRow {
+    /// How many of the last checkpoints were fitted.
+    pub checkpoints: usize,
+    /// Where the first of them stands on the axis.
+    pub from_x: u64,
+    /// Where the last stands.
+    pub to_x: u64,
+    /// The slope per `per` (an hour on a seconds axis, a generation otherwise).
+    pub trend: Trend,
+    /// The slope's unit of the axis: `hour` or `generation`.
+    pub per: &'static str,
+}
+
+/// The trends as a Markdown table; `x_label` names the axis.
+pub fn trends_markdown(rows: &[TrendRow], x_label: &str) -> String {
+    let per = rows.first().map_or("unit", |r| r.per);
+    let mut s = format!(
+        "The slope of the curve's end, fitted on twin games over the last checkpoints (bold: \
+         the 95 % interval excludes 0):\n\n\
+         | checkpoints | {x_label} | twins | score points per {per} [95 %] |\n|---:|---|---:|---|\n"
+    );
+    for r in rows {
+        let t = &r.trend;
+        let b = if t.significant() { "**" } else { "" };
+        let _ = writeln!(
+            s,
+            "| {} | {} to {} | {} | {b}{:+.2} [{:+.2}, {:+.2}]{b} |",
+            r.checkpoints,
+            r.from_x,
+            r.to_x,
+            t.twins,
+            100.0 * t.slope,
+            100.0 * (t.slope - t.half),
+            100.0 * (t.slope + t.half)
+        );
+    }
+    s
+}
+
+/// The trends as JSON rows (slopes as fractions of a point per `per`).
+pub fn trends_json(rows: &[TrendRow]) -> serde_json::Value {
+    let r5 = |x: f64| (x * 1e5).round() / 1e5;
+    serde_json::Value::Array(
+        rows.iter()
+            .map(|r| {
+                let t = &r.trend;
+                serde_json::json!({
+                    "checkpoints": r.checkpoints,
+                    "from_x": r.from_x,
+                    "to_x": r.to_x,
+                    "twins": t.twins,
+                    "slope": r5(t.slope),
+                    "low": r5(t.slope - t.half),
+                    "high": r5(t.slope + t.half),
+                    "per": r.per,
+                    "significant": t.significant(),
                 })
             })
             .collect(),

@@ -1,7 +1,8 @@
 //! Ratings against hand-computed cases, and SPRT on simulated results.
 
 use fanorona_arena::elo::{
-    PairResult, Pentanomial, Sprt, SprtDecision, VIRTUAL_DRAWS, elo_of_score, expected, ratings,
+    PairResult, PairedDiff, Pentanomial, Sprt, SprtDecision, Trend, VIRTUAL_DRAWS, elo_of_score,
+    expected, ratings,
 };
 use rand::rngs::SmallRng;
 use rand::{RngExt, SeedableRng};
@@ -273,4 +274,32 @@ fn an_anchor_that_lost_everything_still_anchors_finite_ratings() {
         "{r:?}"
     );
     assert!(r[0].prior && r[1].prior);
+}
+
+#[test]
+fn trend_fits_each_twin_and_averages() {
+    let xs = [0.0, 1.0, 2.0];
+    let twins = vec![
+        vec![0.0, 0.5, 1.0],
+        vec![0.0, 0.0, 1.0],
+        vec![1.0, 0.5, 0.0],
+    ];
+    let t = Trend::fit(&xs, &twins).unwrap();
+    assert_eq!(t.twins, 3);
+    // Slopes 0.5, 0.5, -0.5: mean 1/6, sample variance 1/3.
+    assert!((t.slope - 1.0 / 6.0).abs() < 1e-12, "{t:?}");
+    assert!(
+        (t.half - 1.96 * (1.0f64 / 9.0).sqrt()).abs() < 1e-12,
+        "{t:?}"
+    );
+    assert!(!t.significant());
+    // Two checkpoints one unit apart: the paired difference.
+    let pairs = [(1.0, 0.5), (0.5, 0.5), (1.0, 0.0)];
+    let rows: Vec<Vec<f64>> = pairs.iter().map(|&(a, b)| vec![b, a]).collect();
+    let t = Trend::fit(&[0.0, 1.0], &rows).unwrap();
+    let d = PairedDiff::from_pairs(&pairs);
+    assert!((t.slope - d.diff()).abs() < 1e-12 && (t.half - d.half).abs() < 1e-12);
+    // Nothing to fit.
+    assert!(Trend::fit(&xs, &[]).is_none());
+    assert!(Trend::fit(&[1.0, 1.0], &[vec![0.0, 1.0]]).is_none());
 }

@@ -516,9 +516,30 @@ pub fn arena(a: ArenaArgs) -> Result<()> {
         Some((&last, earlier)) => earlier.iter().map(|&e| step(last, e)).collect(),
         None => Vec::new(),
     };
+    // The slope of the curve's end over the last 3, 4, ... checkpoints.
+    let (per, unit) = match x_axis {
+        XAxis::Seconds => ("hour", 3600.0),
+        XAxis::Generation => ("generation", 1.0),
+    };
+    let trends: Vec<report::TrendRow> = (3..=generations.len())
+        .filter_map(|k| {
+            let last = &generations[generations.len() - k..];
+            let players: Vec<&str> = last.iter().map(|&(i, _)| specs[i].as_str()).collect();
+            let xs: Vec<f64> = last.iter().map(|&(_, x)| x as f64 / unit).collect();
+            let trend = fanorona_arena::arena::paired_trend(&players, &xs, &records)?;
+            Some(report::TrendRow {
+                checkpoints: k,
+                from_x: last[0].1,
+                to_x: last[k - 1].1,
+                trend,
+                per,
+            })
+        })
+        .collect();
     let mut steps_json = serde_json::json!({
         "steps": report::steps_json(&steps),
         "from_last": report::steps_json(&from_last),
+        "trends": report::trends_json(&trends),
     });
     if !generations.is_empty() {
         let p = out.join("steps.json");
@@ -556,6 +577,9 @@ pub fn arena(a: ArenaArgs) -> Result<()> {
             let h = "The last checkpoint against each earlier one (is the curve still rising at its end?)";
             println!("{}", report::steps_markdown(&from_last, h, x));
         }
+        if !trends.is_empty() {
+            println!("{}", report::trends_markdown(&trends, x_axis.label()));
+        }
         if let Format::Malagasy { max_velas, .. } = format {
             println!(
                 "{}",
@@ -574,6 +598,7 @@ pub fn arena(a: ArenaArgs) -> Result<()> {
         if !generations.is_empty() {
             j["steps"] = steps_json["steps"].take();
             j["from_last"] = steps_json["from_last"].take();
+            j["trends"] = steps_json["trends"].take();
         }
         if let Some(sp) = sprt_json {
             j["sprt"] = sp;

@@ -1555,6 +1555,14 @@ fn a_warm_start_keeps_snapshots_that_a_gauntlet_plays_against_time() {
         );
         assert!(low <= diff && diff <= high, "{st}");
     }
+    // The slope of the curve's end over the last 3, 4, ... snapshots, per hour.
+    let trends = v["trends"].as_array().unwrap();
+    assert_eq!(trends.len(), snaps.len().saturating_sub(2), "{v}");
+    for (t, k) in trends.iter().zip(3..) {
+        assert_eq!(t["checkpoints"], k, "{t}");
+        assert_eq!(t["per"], "hour", "{t}");
+        assert_eq!(t["twins"], 2, "{t}");
+    }
     // The last snapshot against each earlier one.
     let from_last = v["from_last"].as_array().unwrap();
     assert_eq!(from_last.len(), snaps.len() - 1, "{v}");
@@ -1632,8 +1640,10 @@ fn arena_gauntlet_over_a_run() {
         "{st}"
     );
     assert!(s("low") <= s("diff") && s("diff") <= s("high"), "{st}");
-    // With two checkpoints the last against the earlier is the one step.
+    // With two checkpoints the last against the earlier is the one step, and there is
+    // no end to fit a slope to beyond it.
     assert_eq!(v["from_last"], v["steps"]);
+    assert_eq!(v["trends"], serde_json::json!([]));
     assert!(out.join("steps.json").is_file());
     assert!(out.join("ratings.json").is_file());
     assert!(
