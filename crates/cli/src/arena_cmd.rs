@@ -502,40 +502,7 @@ pub fn arena(a: ArenaArgs) -> Result<()> {
     let ratings = rate(&specs, &records, anchor);
     report::save(&out, &specs, &results, &ratings, rated)
         .map_err(|e| anyhow::anyhow!("writing reports into {}: {e}", out.display()))?;
-    // A gauntlet: each checkpoint against the one before it, and the last against each
-    // earlier one, on their twin games.
-    let step = |later: (usize, u64), earlier: (usize, u64)| report::Step {
-        player: specs[later.0].clone(),
-        previous: specs[earlier.0].clone(),
-        x: later.1,
-        previous_x: earlier.1,
-        diff: fanorona_arena::arena::paired_diff(&specs[later.0], &specs[earlier.0], &records),
-    };
-    let steps: Vec<report::Step> = generations.windows(2).map(|w| step(w[1], w[0])).collect();
-    let from_last: Vec<report::Step> = match generations.split_last() {
-        Some((&last, earlier)) => earlier.iter().map(|&e| step(last, e)).collect(),
-        None => Vec::new(),
-    };
-    // The slope of the curve's end over the last 3, 4, ... checkpoints.
-    let (per, unit) = match x_axis {
-        XAxis::Seconds => ("hour", 3600.0),
-        XAxis::Generation => ("generation", 1.0),
-    };
-    let trends: Vec<report::TrendRow> = (3..=generations.len())
-        .filter_map(|k| {
-            let last = &generations[generations.len() - k..];
-            let players: Vec<&str> = last.iter().map(|&(i, _)| specs[i].as_str()).collect();
-            let xs: Vec<f64> = last.iter().map(|&(_, x)| x as f64 / unit).collect();
-            let trend = fanorona_arena::arena::paired_trend(&players, &xs, &records)?;
-            Some(report::TrendRow {
-                checkpoints: k,
-                from_x: last[0].1,
-                to_x: last[k - 1].1,
-                trend,
-                per,
-            })
-        })
-        .collect();
+    let (steps, from_last, trends) = curve(&specs, &generations, &records, x_axis);
     let mut steps_json = serde_json::json!({
         "steps": report::steps_json(&steps),
         "from_last": report::steps_json(&from_last),
@@ -610,6 +577,49 @@ pub fn arena(a: ArenaArgs) -> Result<()> {
         println!("{j}");
     }
     Ok(())
+}
+
+/// A gauntlet's curve on twin games: each checkpoint (`generations`: its index in
+/// `specs` and its place on the axis, in order) against the one before it, the last
+/// against each earlier one, and the slope of the last 3, 4, ... checkpoints.
+fn curve(
+    specs: &[String],
+    generations: &[(usize, u64)],
+    records: &[GameRecord],
+    x_axis: XAxis,
+) -> (Vec<report::Step>, Vec<report::Step>, Vec<report::TrendRow>) {
+    let step = |later: (usize, u64), earlier: (usize, u64)| report::Step {
+        player: specs[later.0].clone(),
+        previous: specs[earlier.0].clone(),
+        x: later.1,
+        previous_x: earlier.1,
+        diff: fanorona_arena::arena::paired_diff(&specs[later.0], &specs[earlier.0], records),
+    };
+    let steps = generations.windows(2).map(|w| step(w[1], w[0])).collect();
+    let from_last = match generations.split_last() {
+        Some((&last, earlier)) => earlier.iter().map(|&e| step(last, e)).collect(),
+        None => Vec::new(),
+    };
+    let (per, unit) = match x_axis {
+        XAxis::Seconds => ("hour", 3600.0),
+        XAxis::Generation => ("generation", 1.0),
+    };
+    let trends = (3..=generations.len())
+        .filter_map(|k| {
+            let last = &generations[generations.len() - k..];
+            let players: Vec<&str> = last.iter().map(|&(i, _)| specs[i].as_str()).collect();
+            let xs: Vec<f64> = last.iter().map(|&(_, x)| x as f64 / unit).collect();
+            let trend = fanorona_arena::arena::paired_trend(&players, &xs, records)?;
+            Some(report::TrendRow {
+                checkpoints: k,
+                from_x: last[0].1,
+                to_x: last[k - 1].1,
+                trend,
+                per,
+            })
+        })
+        .collect();
+    (steps, from_last, trends)
 }
 
 /// The seconds of training a checkpoint folder's `state.json` records (a run's
