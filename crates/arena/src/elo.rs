@@ -285,17 +285,11 @@ impl PairedDiff {
         }
         let nf = n as f64;
         let d: Vec<f64> = pairs.iter().map(|(a, b)| a - b).collect();
-        let mean = d.iter().sum::<f64>() / nf;
-        let var = if n > 1 {
-            d.iter().map(|x| (x - mean).powi(2)).sum::<f64>() / (nf - 1.0)
-        } else {
-            0.0
-        };
         PairedDiff {
             games: n as u32,
             score_a: pairs.iter().map(|p| p.0).sum::<f64>() / nf,
             score_b: pairs.iter().map(|p| p.1).sum::<f64>() / nf,
-            half: 1.96 * (var / nf).sqrt(),
+            half: mean_and_half(&d).1,
             better: d.iter().filter(|&&x| x > 0.0).count() as u32,
             worse: d.iter().filter(|&&x| x < 0.0).count() as u32,
         }
@@ -317,13 +311,24 @@ impl PairedDiff {
     pub fn elo(&self) -> (f64, f64, f64) {
         let e = |p: f64| elo_of_score(p.clamp(0.01, 0.99));
         let base = e(self.score_b);
-        let d = self.diff();
         (
-            e(self.score_b + d) - base,
-            e(self.score_b + d - self.half) - base,
-            e(self.score_b + d + self.half) - base,
+            e(self.score_a) - base,
+            e(self.score_a - self.half) - base,
+            e(self.score_a + self.half) - base,
         )
     }
+}
+
+/// The mean of `values` and half the width of its 95 % interval (normal, from the sample
+/// variance; 0 with fewer than two values).
+fn mean_and_half(values: &[f64]) -> (f64, f64) {
+    let n = values.len() as f64;
+    let mean = values.iter().sum::<f64>() / n;
+    if values.len() < 2 {
+        return (mean, 0.0);
+    }
+    let var = values.iter().map(|x| (x - mean).powi(2)).sum::<f64>() / (n - 1.0);
+    (mean, 1.96 * (var / n).sqrt())
 }
 
 /// The slope of a learning curve on twin games: each twin's scores (one per checkpoint)
@@ -362,17 +367,11 @@ impl Trend {
                     / sxx
             })
             .collect();
-        let n = slopes.len() as f64;
-        let slope = slopes.iter().sum::<f64>() / n;
-        let var = if slopes.len() > 1 {
-            slopes.iter().map(|s| (s - slope).powi(2)).sum::<f64>() / (n - 1.0)
-        } else {
-            0.0
-        };
+        let (slope, half) = mean_and_half(&slopes);
         Some(Trend {
             twins: slopes.len() as u32,
             slope,
-            half: 1.96 * (var / n).sqrt(),
+            half,
         })
     }
 

@@ -630,7 +630,7 @@ fn training_seconds(dir: &std::path::Path) -> Result<u64> {
             "{e} (--x seconds needs the run's state.json in each checkpoint)"
         ))
     })?;
-    Ok(state.seconds.max(0.0).round() as u64)
+    Ok(state.whole_seconds())
 }
 
 /// The tournament points of a Malagasy match as a Markdown table.

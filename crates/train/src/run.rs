@@ -53,6 +53,12 @@ impl RunState {
         read_json(&dir.join(Self::FILE))
     }
 
+    /// The seconds of training, rounded to whole seconds (what a warm start's snapshot is
+    /// named by and a gauntlet's `--x seconds` orders by).
+    pub fn whole_seconds(&self) -> u64 {
+        self.seconds.max(0.0).round() as u64
+    }
+
     fn to_json(self) -> Vec<u8> {
         serde_json::to_vec_pretty(&self).expect("state serialises")
     }
@@ -897,8 +903,9 @@ fn save_snapshot(
     run: &str,
     ckpt_dir: &Path,
 ) -> Result<(), TrainError> {
-    let secs = learner.state.seconds.max(0.0).round() as u64;
-    let dir = ckpt_dir.join(WARM_DIR).join(format!("{secs:06}"));
+    let dir = ckpt_dir
+        .join(WARM_DIR)
+        .join(format!("{:06}", learner.state.whole_seconds()));
     checkpoint::save_with(
         &dir,
         &learner.trainer.inference_net(),
