@@ -3,8 +3,8 @@
 //! they finish so that an interrupted arena resumes without replaying a finished game.
 
 use crate::elo::{PairResult, PairedDiff, Pentanomial, Rating, Trend, ratings};
-use crate::spec::{EngineSpec, SpecError};
 use fanorona_nn::burn::prelude::Device;
+use fanorona_nn::spec::{EngineSpec, SpecError};
 use fanorona_rules::notation::format_turn;
 use fanorona_rules::{
     Color, Outcome, PointStyle, Position, RuleOptions, Turn, TurnMode, Variant, VelaForm,

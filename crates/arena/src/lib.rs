@@ -1,4 +1,4 @@
-//! The arena: players named by spec strings play traditional matches (10 games, each of
+//! The arena: players named by spec strings ([`fanorona_nn::spec`]) play traditional matches (10 games, each of
 //! the 5 openings once by each side as White) in round robins or gauntlets, in parallel,
 //! with results recorded as they finish; Elo by maximum likelihood with 95 % intervals,
 //! SPRT, and reports (Markdown, CSV, JSON, an Elo-against-generation plot). The match
@@ -9,7 +9,6 @@
 pub mod arena;
 pub mod elo;
 pub mod report;
-pub mod spec;
 
 pub use arena::{
     ArenaConfig, ArenaError, Format, GameRecord, MatchPoints, Openings, match_points,

@@ -233,7 +233,7 @@ pub fn analyze(a: AnalyzeArgs) -> Result<()> {
     let mut run = |p: AnyPosition| -> Result<Analysis> {
         Ok(match p {
             AnyPosition::Fanorona(p) => analyse_fanorona(&p, &spec)?,
-            AnyPosition::Telo(t) if matches!(spec, EngineSpec::Mcts { .. }) => {
+            AnyPosition::Telo(t) if spec.has_network(fanorona_rules::Variant::Telo) => {
                 analyse_telo_mcts(&t, &spec)?
             }
             AnyPosition::Telo(t) => {

@@ -175,11 +175,68 @@ fn parse_sprt(s: &str, alpha: f64, beta: f64, min_pairs: u32) -> Result<Sprt> {
     })
 }
 
+/// `fanorona arena`: where games start, who plays whom, the games (with the SPRT's
+/// stopping rule), then the reports.
 pub fn arena(a: ArenaArgs) -> Result<()> {
     let rules = a.pos.rule_options()?;
     if a.games == Some(0) {
         return Err(input_err("--games must be at least 1"));
     }
+    let (openings, book_variant) = openings(&a, rules)?;
+    let format = format(&a, &openings)?;
+    let games = a.games.unwrap_or(match &openings {
+        Openings::Traditional => 10,
+        Openings::Book(b) => 2 * b.len(),
+    });
+    let sprt = match &a.sprt {
+        Some(s) => {
+            if a.players.len() != 2 {
+                return Err(input_err("--sprt tests two players: --players A B"));
+            }
+            Some(parse_sprt(s, a.alpha, a.beta, a.min_pairs)?)
+        }
+        None => None,
+    };
+    let x_axis = a.x.unwrap_or(match &a.gauntlet {
+        Some(run) if is_warm(run) => XAxis::Seconds,
+        _ => XAxis::Generation,
+    });
+    let lineup = match &a.gauntlet {
+        Some(run) => gauntlet_lineup(&a, run, x_axis)?,
+        None => round_robin_lineup(&a, book_variant)?,
+    };
+    let anchor = check_lineup(&a, &lineup, book_variant)?;
+    let threads = a
+        .threads
+        .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()));
+    let cfg = ArenaConfig {
+        variant: lineup.variant,
+        rules,
+        openings,
+        format,
+        games,
+        threads,
+        seed: a.seed,
+        max_turns: 400,
+        out: Some(lineup.out.clone()),
+        device: crate::backend::device(),
+    };
+    let records = play(&a, &cfg, &lineup, sprt.as_ref())?;
+    let sprt_json = sprt
+        .as_ref()
+        .map(|t| sprt_summary(&a, t, &lineup.specs, &records));
+    report_results(&a, &cfg, &lineup, anchor, x_axis, &records, sprt_json)
+}
+
+/// Whether a gauntlet's folder is a warm start's snapshots (`<run>/warm`).
+fn is_warm(run: &std::path::Path) -> bool {
+    run.file_name()
+        .is_some_and(|n| n == fanorona_train::run::WARM_DIR)
+}
+
+/// Where games start (a book, one position, or the traditional openings), and the
+/// positions' variant.
+fn openings(a: &ArenaArgs, rules: RuleOptions) -> Result<(Openings, Option<Variant>)> {
     // Where games start: a book, one position, or the traditional openings.
     let openings = if let Some(path) = &a.book {
         Openings::Book(read_book(path, rules)?)
@@ -217,10 +274,15 @@ pub fn arena(a: ArenaArgs) -> Result<()> {
         }
         Openings::Traditional => None,
     };
-    let format = match a.format {
+    Ok((openings, book_variant))
+}
+
+/// The match format (`--format`), checked against where the games start.
+fn format(a: &ArenaArgs, openings: &Openings) -> Result<Format> {
+    Ok(match a.format {
         FormatArg::Riatras => Format::Riatras,
         FormatArg::Malagasy => {
-            if openings != Openings::Traditional {
+            if *openings != Openings::Traditional {
                 return Err(input_err(
                     "--format malagasy plays the five openings: it takes no --book or --fen",
                 ));
@@ -235,121 +297,133 @@ pub fn arena(a: ArenaArgs) -> Result<()> {
                 max_velas: a.max_velas,
             }
         }
-    };
-    let games = a.games.unwrap_or(match &openings {
-        Openings::Traditional => 10,
-        Openings::Book(b) => 2 * b.len(),
-    });
-    let sprt = match &a.sprt {
-        Some(s) => {
-            if a.players.len() != 2 {
-                return Err(input_err("--sprt tests two players: --players A B"));
+    })
+}
+
+/// Who plays whom, and where the results go.
+struct Lineup {
+    specs: Vec<String>,
+    pairings: Vec<(usize, usize)>,
+    variant: Variant,
+    out: PathBuf,
+    /// A gauntlet's checkpoints: (index in `specs`, generation or seconds).
+    generations: Vec<(usize, u64)>,
+}
+
+/// A gauntlet: up to `--max-checkpoints` of the run's checkpoints, evenly spaced, each
+/// against every `--vs` player.
+fn gauntlet_lineup(a: &ArenaArgs, run: &std::path::Path, x_axis: XAxis) -> Result<Lineup> {
+    let mut ck: Vec<(u64, PathBuf)> = std::fs::read_dir(run)
+        .map_err(|e| input_err(format!("gauntlet run folder `{}`: {e}", run.display())))?
+        .filter_map(|e| e.ok())
+        .map(|e| e.path())
+        .filter(|p| p.join("meta.json").is_file() && !p.to_string_lossy().ends_with(".tmp"))
+        .filter_map(|p| checkpoint::read_meta(&p).ok().map(|m| (m.generation, p)))
+        .collect();
+    if x_axis == XAxis::Seconds {
+        ck = ck
+            .into_iter()
+            .map(|(_, p)| Ok((training_seconds(&p)?, p)))
+            .collect::<Result<_>>()?;
+    }
+    ck.sort();
+    if ck.is_empty() {
+        return Err(input_err(format!(
+            "`{}` holds no checkpoints",
+            run.display()
+        )));
+    }
+    let variant: Variant = checkpoint::read_meta(&ck[0].1)
+        .map_err(input_err)?
+        .variant
+        .parse()
+        .map_err(input_err)?;
+    let keep = a.max_checkpoints.max(1).min(ck.len());
+    let chosen: Vec<(u64, PathBuf)> = (0..keep)
+        .map(|i| {
+            if keep == 1 {
+                ck.len() - 1
+            } else {
+                i * (ck.len() - 1) / (keep - 1)
             }
-            Some(parse_sprt(s, a.alpha, a.beta, a.min_pairs)?)
-        }
-        None => None,
+        })
+        .map(|i| ck[i].clone())
+        .collect();
+    let mut specs: Vec<String> = chosen
+        .iter()
+        .map(|(_, p)| {
+            let mut spec = format!("mcts:ckpt={},sims={}", p.display(), a.sims);
+            if let Some(o) = a.player_opts.as_deref().filter(|o| !o.is_empty()) {
+                spec = format!("{spec},{o}");
+            }
+            spec
+        })
+        .collect();
+    let generations = chosen
+        .iter()
+        .enumerate()
+        .map(|(i, (g, _))| (i, *g))
+        .collect();
+    let n = specs.len();
+    specs.extend(a.vs.iter().cloned());
+    let pairings: Vec<(usize, usize)> = (0..n)
+        .flat_map(|i| (n..specs.len()).map(move |j| (i, j)))
+        .collect();
+    let folder = |p: &std::path::Path| {
+        p.file_name()
+            .map_or("run".into(), |s| s.to_string_lossy().into_owned())
     };
-    let mut generations: Vec<(usize, u64)> = Vec::new();
-    let is_warm = |run: &std::path::Path| {
-        run.file_name()
-            .is_some_and(|n| n == fanorona_train::run::WARM_DIR)
+    // A warm start's snapshots (`<run>/warm`) report beside the run's gauntlet.
+    let (name, leaf) = match run.parent() {
+        Some(parent) if is_warm(run) => (folder(parent), "warm-gauntlet"),
+        _ => (folder(run), "gauntlet"),
     };
-    let x_axis = a.x.unwrap_or(match &a.gauntlet {
-        Some(run) if is_warm(run) => XAxis::Seconds,
-        _ => XAxis::Generation,
-    });
-    let (specs, pairings, variant, out) = if let Some(run) = &a.gauntlet {
-        let mut ck: Vec<(u64, PathBuf)> = std::fs::read_dir(run)
-            .map_err(|e| input_err(format!("gauntlet run folder `{}`: {e}", run.display())))?
-            .filter_map(|e| e.ok())
-            .map(|e| e.path())
-            .filter(|p| p.join("meta.json").is_file() && !p.to_string_lossy().ends_with(".tmp"))
-            .filter_map(|p| checkpoint::read_meta(&p).ok().map(|m| (m.generation, p)))
-            .collect();
-        if x_axis == XAxis::Seconds {
-            ck = ck
-                .into_iter()
-                .map(|(_, p)| Ok((training_seconds(&p)?, p)))
-                .collect::<Result<_>>()?;
-        }
-        ck.sort();
-        if ck.is_empty() {
-            return Err(input_err(format!(
-                "`{}` holds no checkpoints",
-                run.display()
-            )));
-        }
-        let variant: Variant = checkpoint::read_meta(&ck[0].1)
-            .map_err(input_err)?
-            .variant
-            .parse()
-            .map_err(input_err)?;
-        let keep = a.max_checkpoints.max(1).min(ck.len());
-        let chosen: Vec<(u64, PathBuf)> = (0..keep)
-            .map(|i| {
-                if keep == 1 {
-                    ck.len() - 1
-                } else {
-                    i * (ck.len() - 1) / (keep - 1)
-                }
-            })
-            .map(|i| ck[i].clone())
-            .collect();
-        let mut specs: Vec<String> = chosen
-            .iter()
-            .map(|(_, p)| {
-                let mut spec = format!("mcts:ckpt={},sims={}", p.display(), a.sims);
-                if let Some(o) = a.player_opts.as_deref().filter(|o| !o.is_empty()) {
-                    spec = format!("{spec},{o}");
-                }
-                spec
-            })
-            .collect();
-        generations = chosen
-            .iter()
-            .enumerate()
-            .map(|(i, (g, _))| (i, *g))
-            .collect();
-        let n = specs.len();
-        specs.extend(a.vs.iter().cloned());
-        let pairings: Vec<(usize, usize)> = (0..n)
-            .flat_map(|i| (n..specs.len()).map(move |j| (i, j)))
-            .collect();
-        let folder = |p: &std::path::Path| {
-            p.file_name()
-                .map_or("run".into(), |s| s.to_string_lossy().into_owned())
-        };
-        // A warm start's snapshots (`<run>/warm`) report beside the run's gauntlet.
-        let (name, leaf) = match run.parent() {
-            Some(parent) if is_warm(run) => (folder(parent), "warm-gauntlet"),
-            _ => (folder(run), "gauntlet"),
-        };
-        let out = a
+    let out = a
+        .out
+        .clone()
+        .unwrap_or_else(|| PathBuf::from("experiments").join(name).join(leaf));
+    Ok(Lineup {
+        specs,
+        pairings,
+        variant,
+        out,
+        generations,
+    })
+}
+
+/// A round robin of `--players`.
+fn round_robin_lineup(a: &ArenaArgs, book_variant: Option<Variant>) -> Result<Lineup> {
+    if a.players.len() < 2 {
+        return Err(input_err(
+            "a round robin needs at least two --players (or use --gauntlet DIR --vs SPEC...)",
+        ));
+    }
+    let specs = a.players.clone();
+    let n = specs.len();
+    let pairings: Vec<(usize, usize)> = (0..n)
+        .flat_map(|i| (i + 1..n).map(move |j| (i, j)))
+        .collect();
+    let variant = book_variant.or(a.pos.variant).unwrap_or(Variant::Tsivy);
+    Ok(Lineup {
+        specs,
+        pairings,
+        variant,
+        out: a
             .out
             .clone()
-            .unwrap_or_else(|| PathBuf::from("experiments").join(name).join(leaf));
-        (specs, pairings, variant, out)
-    } else {
-        if a.players.len() < 2 {
-            return Err(input_err(
-                "a round robin needs at least two --players (or use --gauntlet DIR --vs SPEC...)",
-            ));
-        }
-        let specs = a.players.clone();
-        let n = specs.len();
-        let pairings: Vec<(usize, usize)> = (0..n)
-            .flat_map(|i| (i + 1..n).map(move |j| (i, j)))
-            .collect();
-        let variant = book_variant.or(a.pos.variant).unwrap_or(Variant::Tsivy);
-        (
-            specs,
-            pairings,
-            variant,
-            a.out
-                .clone()
-                .unwrap_or_else(|| PathBuf::from("experiments/arena")),
-        )
-    };
+            .unwrap_or_else(|| PathBuf::from("experiments/arena")),
+        generations: Vec::new(),
+    })
+}
+
+/// Checks the lineup (the board, the book's board, no player twice) and returns the
+/// anchor `--anchor` names, if any.
+fn check_lineup(
+    a: &ArenaArgs,
+    lineup: &Lineup,
+    book_variant: Option<Variant>,
+) -> Result<Option<usize>> {
+    let (specs, variant) = (&lineup.specs, lineup.variant);
     if variant == Variant::Telo {
         return Err(input_err(
             "the arena plays tsivy and dimy (telo is solved: use `fanorona oracle`)",
@@ -366,7 +440,7 @@ pub fn arena(a: ArenaArgs) -> Result<()> {
     if let Some(d) = specs.iter().find(|s| !seen.insert(s.as_str())) {
         return Err(input_err(format!("player `{d}` is named twice")));
     }
-    let anchor_spec = match &a.anchor {
+    Ok(match &a.anchor {
         Some(s) => Some(
             specs
                 .iter()
@@ -374,22 +448,17 @@ pub fn arena(a: ArenaArgs) -> Result<()> {
                 .ok_or_else(|| input_err(format!("anchor `{s}` is not a player")))?,
         ),
         None => None,
-    };
-    let threads = a
-        .threads
-        .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()));
-    let cfg = ArenaConfig {
-        variant,
-        rules,
-        openings,
-        format,
-        games,
-        threads,
-        seed: a.seed,
-        max_turns: 400,
-        out: Some(out.clone()),
-        device: crate::backend::device(),
-    };
+    })
+}
+
+/// Plays the games with a progress bar (and the SPRT's stopping rule).
+fn play(
+    a: &ArenaArgs,
+    cfg: &ArenaConfig,
+    lineup: &Lineup,
+    sprt: Option<&Sprt>,
+) -> Result<Vec<GameRecord>> {
+    let (specs, pairings, games) = (&lineup.specs, &lineup.pairings, cfg.games);
     let total = pairings.len() * games;
     let bar = ProgressBar::new(total as u64);
     bar.set_style(
@@ -430,7 +499,7 @@ pub fn arena(a: ArenaArgs) -> Result<()> {
     // The SPRT: after every game, the pairs finished so far decide whether to go on.
     let last_llr = std::sync::Mutex::new(None::<(f64, Pentanomial)>);
     let sprt_stop = |records: &[GameRecord]| -> bool {
-        let Some(t) = &sprt else { return false };
+        let Some(t) = sprt else { return false };
         let p = pentanomial(&specs[0], &specs[1], records);
         let llr = t.llr(&p);
         let (lo, hi) = t.bounds();
@@ -452,57 +521,78 @@ pub fn arena(a: ArenaArgs) -> Result<()> {
         }
         t.decide(&p) != SprtDecision::Continue
     };
-    let stop: Option<fanorona_arena::arena::StopRule<'_>> = sprt
-        .as_ref()
-        .map(|_| &sprt_stop as fanorona_arena::arena::StopRule<'_>);
-    let records = play_pairings(&cfg, &specs, &pairings, &on_game, stop).map_err(|e| match e {
+    let stop: Option<fanorona_arena::arena::StopRule<'_>> =
+        sprt.map(|_| &sprt_stop as fanorona_arena::arena::StopRule<'_>);
+    let records = play_pairings(cfg, specs, pairings, &on_game, stop).map_err(|e| match e {
         fanorona_arena::ArenaError::Spec(_) | fanorona_arena::ArenaError::Invalid(_) => {
             input_err(e)
         }
         e => anyhow::Error::new(e),
     })?;
     bar.finish_and_clear();
-    let sprt_json = sprt.as_ref().map(|t| {
-        let p = pentanomial(&specs[0], &specs[1], &records);
-        let llr = t.llr(&p);
-        let (lower, upper) = t.bounds();
-        let decision = t.decide(&p);
-        let (elo, lo, hi) = p.elo();
-        if !a.json {
-            println!(
-                "SPRT elo0={} elo1={} alpha={} beta={}: {} after {} pairs (LLR {llr:+.3}, bounds [{lower:.3}, {upper:.3}]); pentanomial LL..WW {:?}; {} {elo:+.1} Elo [{lo:+.1}, {hi:+.1}] by pairs\n",
-                t.elo0,
-                t.elo1,
-                t.alpha,
-                t.beta,
-                match decision {
-                    SprtDecision::AcceptH1 => "H1 accepted",
-                    SprtDecision::AcceptH0 => "H0 accepted",
-                    SprtDecision::Continue => "no decision",
-                },
-                p.pairs(),
-                p.0,
-                specs[0],
-            );
-        }
-        serde_json::json!({
-            "llr": (llr * 1000.0).round() / 1000.0,
-            "lower": (lower * 1000.0).round() / 1000.0,
-            "upper": (upper * 1000.0).round() / 1000.0,
-            "result": decision.name(),
-            "pairs": p.pairs(),
-            "pentanomial": p.0,
-        })
-    });
+    Ok(records)
+}
+
+/// The SPRT's decision over `records`, printed (unless `--json`) and as JSON.
+fn sprt_summary(
+    a: &ArenaArgs,
+    t: &Sprt,
+    specs: &[String],
+    records: &[GameRecord],
+) -> serde_json::Value {
+    let p = pentanomial(&specs[0], &specs[1], records);
+    let llr = t.llr(&p);
+    let (lower, upper) = t.bounds();
+    let decision = t.decide(&p);
+    let (elo, lo, hi) = p.elo();
+    if !a.json {
+        println!(
+            "SPRT elo0={} elo1={} alpha={} beta={}: {} after {} pairs (LLR {llr:+.3}, bounds [{lower:.3}, {upper:.3}]); pentanomial LL..WW {:?}; {} {elo:+.1} Elo [{lo:+.1}, {hi:+.1}] by pairs\n",
+            t.elo0,
+            t.elo1,
+            t.alpha,
+            t.beta,
+            match decision {
+                SprtDecision::AcceptH1 => "H1 accepted",
+                SprtDecision::AcceptH0 => "H0 accepted",
+                SprtDecision::Continue => "no decision",
+            },
+            p.pairs(),
+            p.0,
+            specs[0],
+        );
+    }
+    serde_json::json!({
+        "llr": (llr * 1000.0).round() / 1000.0,
+        "lower": (lower * 1000.0).round() / 1000.0,
+        "upper": (upper * 1000.0).round() / 1000.0,
+        "result": decision.name(),
+        "pairs": p.pairs(),
+        "pentanomial": p.0,
+    })
+}
+
+/// Ratings, reports (files, tables or JSON), and a gauntlet's curve.
+fn report_results(
+    a: &ArenaArgs,
+    cfg: &ArenaConfig,
+    lineup: &Lineup,
+    anchor: Option<usize>,
+    x_axis: XAxis,
+    records: &[GameRecord],
+    sprt_json: Option<serde_json::Value>,
+) -> Result<()> {
+    let (specs, generations, out) = (&lineup.specs, &lineup.generations, &lineup.out);
+    let (variant, format) = (cfg.variant, cfg.format);
     // Ratings and game counts are of riatras; velas are counted apart.
     let rated = records.iter().filter(|r| r.vela.is_none()).count();
     let velas = records.len() - rated;
-    let results = tally(&specs, &records);
-    let anchor = anchor_spec.unwrap_or_else(|| default_anchor(&specs, &records));
-    let ratings = rate(&specs, &records, anchor);
-    report::save(&out, &specs, &results, &ratings, rated)
+    let results = tally(specs, records);
+    let anchor = anchor.unwrap_or_else(|| default_anchor(specs, records));
+    let ratings = rate(specs, records, anchor);
+    report::save(out, specs, &results, &ratings, rated)
         .map_err(|e| anyhow::anyhow!("writing reports into {}: {e}", out.display()))?;
-    let (steps, from_last, trends) = curve(&specs, &generations, &records, x_axis);
+    let (steps, from_last, trends) = curve(specs, generations, records, x_axis);
     let mut steps_json = serde_json::json!({
         "steps": report::steps_json(&steps),
         "from_last": report::steps_json(&from_last),
@@ -535,8 +625,8 @@ pub fn arena(a: ArenaArgs) -> Result<()> {
             "{rated} games{velas} ({variant}), results in {}\n",
             out.display()
         );
-        println!("{}", report::results_markdown(&specs, &results));
-        println!("{}", report::ratings_markdown(&specs, &ratings, anchor));
+        println!("{}", report::results_markdown(specs, &results));
+        println!("{}", report::ratings_markdown(specs, &ratings, anchor));
         if !steps.is_empty() {
             let x = x_axis.label();
             let h = "Each checkpoint against the one before it";
@@ -550,10 +640,10 @@ pub fn arena(a: ArenaArgs) -> Result<()> {
         if let Format::Malagasy { max_velas, .. } = format {
             println!(
                 "{}",
-                points_markdown(&match_points(&specs, &records, max_velas))
+                points_markdown(&match_points(specs, records, max_velas))
             );
         }
-        let times = fanorona_arena::arena::time_per_turn(&specs, &records);
+        let times = fanorona_arena::arena::time_per_turn(specs, records);
         if !times.is_empty() {
             println!("Thinking time per turn (mean over the games that record it):");
             for (s, t, n) in times {
@@ -561,7 +651,7 @@ pub fn arena(a: ArenaArgs) -> Result<()> {
             }
         }
     } else {
-        let mut j = report::ratings_json(&specs, &ratings, rated);
+        let mut j = report::ratings_json(specs, &ratings, rated);
         if !generations.is_empty() {
             j["steps"] = steps_json["steps"].take();
             j["from_last"] = steps_json["from_last"].take();
@@ -571,7 +661,7 @@ pub fn arena(a: ArenaArgs) -> Result<()> {
             j["sprt"] = sp;
         }
         if let Format::Malagasy { max_velas, .. } = format {
-            j["points"] = serde_json::to_value(match_points(&specs, &records, max_velas))
+            j["points"] = serde_json::to_value(match_points(specs, records, max_velas))
                 .expect("points serialise");
         }
         println!("{j}");

@@ -199,9 +199,7 @@ fn sim(a: &BenchArgs) -> Result<()> {
 fn ab(a: &BenchArgs) -> Result<()> {
     use fanorona_search::bench;
     let learned = match &a.eval {
-        Some(p) => {
-            Some(fanorona_arena::spec::load_learned(p, a.variant).map_err(crate::input_err)?)
-        }
+        Some(p) => Some(fanorona_nn::spec::load_learned(p, a.variant).map_err(crate::input_err)?),
         None => None,
     };
     let checked = learned.is_none();

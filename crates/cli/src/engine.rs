@@ -3,8 +3,8 @@
 
 use crate::input_err;
 use anyhow::Result;
-pub use fanorona_arena::spec::EngineSpec;
 use fanorona_nn::NetEvaluator;
+pub use fanorona_nn::spec::EngineSpec;
 use fanorona_rules::Variant;
 use fanorona_search::Player;
 

@@ -4,10 +4,10 @@
 use crate::input_err;
 use anyhow::{Context, Result};
 use clap::Args;
-use fanorona_arena::spec::load_learned;
+use fanorona_nn::spec::load_learned;
 use fanorona_rules::{Position, RuleOptions, Variant};
 use fanorona_search::book::read_book;
-use fanorona_search::learned::{FitConfig, LabelConfig, Labelled, label_games};
+use fanorona_search::tune::{FitConfig, LabelConfig, Labelled, label_games};
 use fanorona_search::{EvalWeights, LearnedEval};
 use indicatif::{ProgressBar, ProgressStyle};
 use std::path::{Path, PathBuf};

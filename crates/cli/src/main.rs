@@ -37,7 +37,8 @@ enum Command {
     Analyze(analyze::AnalyzeArgs),
     /// Play against an engine in the terminal.
     Play(play::PlayArgs),
-    /// Self-play training (the main job), resumable: the same --run continues.
+    /// Training (the main job): the best known recipe, a warm start then self-play;
+    /// resumable: the same --run continues.
     Train(train_cmd::TrainArgs),
     /// A self-play worker: plays with the newest model from object storage and uploads
     /// its games there (see `learn`).

@@ -21,9 +21,10 @@ pub enum Side {
 /// `fanorona play`.
 #[derive(Args, Debug)]
 pub struct PlayArgs {
-    /// The opponent: `ab:depth=6`, `ab:time=1s`, `mcts:time=1s` (the release network),
-    /// `mcts:ckpt=DIR,sims=400`, `random`, ... (telo: the exact solver).
-    #[arg(long, default_value = "ab:time=1s")]
+    /// The opponent: `mcts:time=1s` (the release network and its learned evaluation: the
+    /// strongest player shipped), `ab:time=1s`, `ab:depth=6`, `mcts:ckpt=DIR,sims=400`,
+    /// `random`, ... (telo: the exact solver).
+    #[arg(long, default_value = "mcts:time=1s")]
     pub engine: String,
     /// Your colour.
     #[arg(long, value_enum, default_value_t = Side::White)]

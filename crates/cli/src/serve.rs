@@ -13,8 +13,8 @@ use axum::http::{StatusCode, header};
 use axum::response::{IntoResponse, Response};
 use axum::routing::{get, post};
 use clap::Args;
-use fanorona_arena::spec::{Blend, Guard, NetSource};
 use fanorona_nn::checkpoint;
+use fanorona_nn::spec::{Blend, Guard, NetSource};
 use fanorona_rules::notation::{format_turn, parse_turn};
 use fanorona_rules::telo::{TeloPosition, TeloSolution};
 use fanorona_rules::{Game, Outcome, PointStyle, Position, RuleOptions, TurnMode, Variant};
@@ -33,8 +33,10 @@ pub struct ServeArgs {
     #[arg(long, default_value = "127.0.0.1")]
     pub bind: String,
     /// The engine of the page's replies and analysis when a request names none:
-    /// `ab:time=1s`, `mcts:time=1s` (the release network), `mcts:ckpt=DIR,sims=400`, ...
-    #[arg(long, default_value = "ab:time=1s")]
+    /// `mcts:time=1s` (the release network and its learned evaluation: the strongest
+    /// player shipped), `ab:time=1s`, `mcts:ckpt=DIR,sims=400`, ... (telo: the exact
+    /// solver unless a network is named).
+    #[arg(long, default_value = "mcts:time=1s")]
     pub engine: String,
     /// The longest a search may take, whatever a request asks (e.g. `5s`).
     #[arg(long, default_value = "10s", value_parser = parse_cap)]
@@ -42,7 +44,7 @@ pub struct ServeArgs {
 }
 
 fn parse_cap(s: &str) -> std::result::Result<Duration, String> {
-    fanorona_arena::spec::parse_duration(s)
+    fanorona_nn::spec::parse_duration(s)
         .filter(|d| !d.is_zero())
         .ok_or_else(|| format!("`{s}` is not a time such as 500ms or 5s"))
 }
@@ -402,7 +404,7 @@ async fn analyze_route(State(s): State<Arc<ServerState>>, Query(q): Params) -> A
             Pos::Fanorona(p) => {
                 analyze::analyse_fanorona(&p, &spec).map_err(|e| ApiError::bad(format!("{e:#}")))?
             }
-            Pos::Telo(t) if matches!(spec, EngineSpec::Mcts { .. }) => {
+            Pos::Telo(t) if spec.has_network(Variant::Telo) => {
                 analyze::analyse_telo_mcts(&t, &spec)
                     .map_err(|e| ApiError::bad(format!("{e:#}")))?
             }
@@ -436,7 +438,7 @@ async fn net(Query(q): Params) -> ApiResult {
             blend: Blend::Off,
             reuse: false,
             guard: Guard::Off,
-            ab_eval: fanorona_arena::spec::AbEval::Off,
+            ab_eval: fanorona_nn::spec::AbEval::Off,
         };
         fn evaluate<G: fanorona_sim::Encode>(
             g: &G,

@@ -4,7 +4,7 @@ use crate::engine::EngineSpec;
 use crate::input_err;
 use anyhow::Result;
 use clap::Args;
-use fanorona_arena::spec::{Blend, Guard};
+use fanorona_nn::spec::{Blend, Guard};
 use fanorona_rules::telo::{TeloPosition, TeloSolution, TeloValue};
 use fanorona_rules::{RuleOptions, Variant};
 use fanorona_search::{Mcts, MctsConfig};
@@ -15,7 +15,9 @@ use std::path::PathBuf;
 /// `fanorona train`.
 #[derive(Args, Debug)]
 pub struct TrainArgs {
-    /// A TOML config (see configs/); without one, tsivy with the default config.
+    /// A TOML config (see configs/); without one, configs/tsivy.toml, built in: the best
+    /// known tsivy recipe (a warm start from alpha-beta's games, then self-play; about an
+    /// hour on a 2-core CPU). configs/quick.toml shows learning in ten minutes.
     #[arg(long, value_name = "FILE")]
     pub config: Option<PathBuf>,
     /// The run's name: checkpoints go to <checkpoints>/<run>/, the rest to
@@ -187,7 +189,7 @@ pub struct OracleArgs {
 /// that is not lost for the side to move.
 pub fn oracle(a: OracleArgs) -> Result<()> {
     let spec = EngineSpec::Mcts {
-        ckpt: fanorona_arena::spec::NetSource::Dir(a.checkpoint.clone()),
+        ckpt: fanorona_nn::spec::NetSource::Dir(a.checkpoint.clone()),
         sims: a.sims,
         time: None,
         search: Default::default(),
@@ -195,7 +197,7 @@ pub fn oracle(a: OracleArgs) -> Result<()> {
         blend: Blend::Off,
         reuse: false,
         guard: Guard::Off,
-        ab_eval: fanorona_arena::spec::AbEval::Off,
+        ab_eval: fanorona_nn::spec::AbEval::Off,
     };
     // Fail early, with the checkpoint's own error, if it is not a telo network.
     let mut eval = crate::engine::evaluator(&spec, Variant::Telo)?;

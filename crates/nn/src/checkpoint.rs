@@ -331,6 +331,25 @@ pub fn resolve(path: &Path) -> Result<PathBuf, CheckpointError> {
         .ok_or_else(|| CheckpointError::NotFound(path.to_path_buf()))
 }
 
+/// The learned evaluation's file in a checkpoint folder: the release folders have one,
+/// and a run whose alpha-beta searches used one (`bootstrap.ab_eval`, `selfplay.ab_eval`)
+/// writes it into each of its checkpoints, so that the network and the evaluation it was
+/// trained with play together (`mcts:ckpt=DIR`).
+pub const EVAL_FILE: &str = "eval.txt";
+
+/// The file a config or spec means by a learned evaluation's name: `release` is the
+/// release folder's [`EVAL_FILE`] for `variant`, anything else a path.
+///
+/// # Errors
+/// `release` when no release folder is found.
+pub fn eval_path(name: &Path, variant: Variant) -> Result<PathBuf, CheckpointError> {
+    if name.as_os_str() == "release" {
+        Ok(release_dir(variant)?.join(EVAL_FILE))
+    } else {
+        Ok(name.to_path_buf())
+    }
+}
+
 /// Where the release network of `variant` is looked for, in order: `$FANORONA_RELEASE/<variant>`,
 /// `checkpoints/release/<variant>` under the working folder and under each folder above the
 /// running binary, and the repository the binary was built from.

@@ -1,6 +1,7 @@
 //! The Fanorona policy/value network on burn 0.22: a residual tower with a policy head
 //! over the variant's actions and a WDL value head; a batched evaluator for MCTS;
-//! checkpoints; the network + MCTS player; export to ONNX and safetensors.
+//! checkpoints; the network + MCTS player and the player specs (`mcts:...`, `ab:...`)
+//! that name every player; export to ONNX and safetensors.
 //!
 //! The backend is not chosen here: every function takes a `burn::Device`, and the binary
 //! picks it (`Device::flex()` on CPU by default, CUDA or wgpu by cargo feature).
@@ -12,6 +13,7 @@ mod evaluator;
 pub mod export;
 mod net;
 mod player;
+pub mod spec;
 mod train;
 
 pub use checkpoint::{CheckpointError, CheckpointMeta, NetShape};

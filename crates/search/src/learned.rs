@@ -11,16 +11,13 @@
 //! added to the hand-written score; a network whose last layer is zero is that score
 //! exactly, which is where [`LearnedEval::new`] starts.
 //!
-//! [`LearnedEval::fit`] fits it to labelled positions with Adam, by the squared
-//! difference of win chances (the logistic of a score over [`SCALE`] hundredths of a
-//! piece), as Texel's tuning does; each position is also learned mirrored left to right,
-//! which the rules do not tell apart. The file format is plain text
+//! [`LearnedEval::fit`] ([`crate::tune`]) fits it to positions that deeper searches
+//! scored. The file format is plain text
 //! ([`LearnedEval::to_text`]), a header then the weights.
 
 use crate::eval::{EvalWeights, evaluate_with};
 use fanorona_rules::{Bitboard, Color, Position, StepFeatures, Variant};
 use rand::rngs::SmallRng;
-use rand::seq::SliceRandom;
 use rand::{RngExt, SeedableRng};
 use std::fmt::Write as _;
 use thiserror::Error;
@@ -36,10 +33,6 @@ pub const SCALE: f32 = 200.0;
 /// The header's first line.
 const MAGIC: &str = "fanorona-learned-eval 1";
 
-/// Scores beyond this many hundredths of a piece count as this many in the loss (mate
-/// scores become a sure win or loss).
-const CLAMP: f32 = 3000.0;
-
 /// Most hidden units the engine's accumulated path handles; a larger network is computed
 /// whole at every leaf.
 pub const MAX_ACC_HIDDEN: usize = 64;
@@ -53,13 +46,13 @@ const QUANT: f32 = 65536.0;
 /// Its weights are always finite numbers (reading rejects others), so it is `Eq`.
 #[derive(Clone, Debug, PartialEq)]
 pub struct LearnedEval {
-    variant: Variant,
-    hidden: usize,
+    pub(crate) variant: Variant,
+    pub(crate) hidden: usize,
     /// Inputs by hidden units, one row of `hidden` weights an input.
-    w1: Vec<f32>,
-    b1: Vec<f32>,
-    w2: Vec<f32>,
-    b2: f32,
+    pub(crate) w1: Vec<f32>,
+    pub(crate) b1: Vec<f32>,
+    pub(crate) w2: Vec<f32>,
+    pub(crate) b2: f32,
     /// The engine's copy of the weights, set from the others by
     /// [`LearnedEval::quantize`].
     packed: Packed,
@@ -168,59 +161,6 @@ pub struct Features {
     pub hand: f32,
 }
 
-/// A position and what a search scored it, for the side to move.
-#[derive(Clone, Debug, PartialEq)]
-pub struct Labelled {
-    /// The position.
-    pub position: Position,
-    /// Its score for the side to move, in hundredths of a piece (or a mate score).
-    pub score: i32,
-}
-
-/// Settings of [`LearnedEval::fit`].
-#[derive(Clone, Copy, Debug, PartialEq)]
-pub struct FitConfig {
-    /// Passes over the samples.
-    pub epochs: u32,
-    /// Samples per step.
-    pub batch: usize,
-    /// Adam's step size.
-    pub lr: f32,
-    /// Share of the positions held out to measure the fit (not trained on).
-    pub holdout: f32,
-    /// Shuffling seed.
-    pub seed: u64,
-}
-
-impl Default for FitConfig {
-    fn default() -> Self {
-        FitConfig {
-            epochs: 8,
-            batch: 256,
-            lr: 1e-3,
-            holdout: 0.05,
-            seed: 1,
-        }
-    }
-}
-
-/// How well an evaluation predicts the labels: the mean squared difference of win chances.
-#[derive(Clone, Copy, Debug, Default, PartialEq)]
-pub struct FitReport {
-    /// Positions trained on (each also mirrored).
-    pub train: usize,
-    /// Positions held out.
-    pub holdout: usize,
-    /// The hand-written evaluation's loss on the held-out positions.
-    pub hand_loss: f64,
-    /// The learned evaluation's loss on them after each pass.
-    pub loss: f64,
-}
-
-fn sigmoid(x: f32) -> f32 {
-    1.0 / (1.0 + (-x).exp())
-}
-
 /// The dense inputs of `pos` (see [`DENSE`]), given its step features.
 #[inline]
 fn dense_inputs(pos: &Position, f: &StepFeatures) -> [f32; DENSE] {
@@ -271,7 +211,7 @@ impl LearnedEval {
     }
 
     /// Sets the engine's copy ([`Packed`]) from the weights (after every change of them).
-    fn quantize(&mut self) {
+    pub(crate) fn quantize(&mut self) {
         let (h, n) = (self.hidden, self.variant.points());
         let width = h.div_ceil(LANES) * LANES;
         let pad = |row: &[f32]| {
@@ -437,7 +377,7 @@ impl LearnedEval {
     }
 
     /// The correction for `x`, in pieces.
-    fn output(&self, x: &Features, z: &mut [f32]) -> f32 {
+    pub(crate) fn output(&self, x: &Features, z: &mut [f32]) -> f32 {
         self.hidden_sums(x, z);
         self.b2
             + z.iter()
@@ -516,110 +456,8 @@ impl LearnedEval {
         (x.hand + 100.0 * y).round() as i32
     }
 
-    /// Fits the network to `data` (see the module's documentation), telling `progress`
-    /// each pass's number and held-out loss. Positions of a side with no turn or with a
-    /// chain in progress are left out.
-    pub fn fit(
-        &mut self,
-        data: &[Labelled],
-        weights: &EvalWeights,
-        cfg: &FitConfig,
-        progress: &mut dyn FnMut(u32, f64),
-    ) -> FitReport {
-        let mut rng = SmallRng::seed_from_u64(cfg.seed);
-        let mut order: Vec<usize> = (0..data.len()).collect();
-        order.shuffle(&mut rng);
-        let held = ((data.len() as f32 * cfg.holdout) as usize).min(data.len());
-        let target = |s: i32| sigmoid((s as f32).clamp(-CLAMP, CLAMP) / SCALE);
-        let mut train = Vec::with_capacity(2 * (data.len() - held));
-        for &i in &order[held..] {
-            let d = &data[i];
-            for mirror in [false, true] {
-                let x = LearnedEval::features(&d.position, weights, mirror);
-                train.push((x, target(d.score)));
-            }
-        }
-        let test: Vec<(Features, f32)> = order[..held]
-            .iter()
-            .map(|&i| {
-                let d = &data[i];
-                (
-                    LearnedEval::features(&d.position, weights, false),
-                    target(d.score),
-                )
-            })
-            .collect();
-        let hand_loss = test
-            .iter()
-            .map(|(x, t)| (sigmoid(x.hand / SCALE) - t).powi(2) as f64)
-            .sum::<f64>()
-            / test.len().max(1) as f64;
-        let mut adam = Adam::new(self);
-        let mut loss = self.loss(&test);
-        for epoch in 0..cfg.epochs {
-            train.shuffle(&mut rng);
-            for batch in train.chunks(cfg.batch.max(1)) {
-                let g = self.gradient(batch);
-                adam.step(self, &g, cfg.lr);
-            }
-            loss = self.loss(&test);
-            progress(epoch + 1, loss);
-        }
-        self.quantize();
-        FitReport {
-            train: data.len() - held,
-            holdout: held,
-            hand_loss,
-            loss,
-        }
-    }
-
-    /// The mean loss over `set`.
-    fn loss(&self, set: &[(Features, f32)]) -> f64 {
-        let mut z = vec![0.0; self.hidden];
-        set.iter()
-            .map(|(x, t)| {
-                let y = self.output(x, &mut z);
-                (sigmoid((x.hand + 100.0 * y) / SCALE) - t).powi(2) as f64
-            })
-            .sum::<f64>()
-            / set.len().max(1) as f64
-    }
-
-    /// The loss's gradient over `batch`, laid out as the parameters are (w1, b1, w2, b2).
-    fn gradient(&self, batch: &[(Features, f32)]) -> Vec<f32> {
-        let h = self.hidden;
-        let (n1, nb1, nw2) = (self.w1.len(), h, h);
-        let mut g = vec![0.0f32; n1 + nb1 + nw2 + 1];
-        let mut z = vec![0.0; h];
-        let d0 = 2 * self.variant.points();
-        let scale = 1.0 / batch.len() as f32;
-        for (x, t) in batch {
-            let y = self.output(x, &mut z);
-            let p = sigmoid((x.hand + 100.0 * y) / SCALE);
-            let dy = 2.0 * (p - t) * p * (1.0 - p) * 100.0 / SCALE * scale;
-            let (gw1, rest) = g.split_at_mut(n1);
-            let (gb1, rest) = rest.split_at_mut(nb1);
-            let (gw2, gb2) = rest.split_at_mut(nw2);
-            gb2[0] += dy;
-            for k in 0..h {
-                if z[k] > 0.0 {
-                    gw2[k] += dy * z[k];
-                    let dz = dy * self.w2[k];
-                    gb1[k] += dz;
-                    for &i in &x.board {
-                        gw1[i as usize * h + k] += dz;
-                    }
-                    for (j, &d) in x.dense.iter().enumerate() {
-                        gw1[(d0 + j) * h + k] += dz * d;
-                    }
-                }
-            }
-        }
-        g
-    }
-
-    fn params_mut(&mut self) -> impl Iterator<Item = &mut f32> {
+    /// The parameters in the order of the file and the gradient: w1, b1, w2, b2.
+    pub(crate) fn params_mut(&mut self) -> impl Iterator<Item = &mut f32> {
         self.w1
             .iter_mut()
             .chain(self.b1.iter_mut())
@@ -743,164 +581,12 @@ impl LearnedEval {
     }
 }
 
-/// Settings of [`label_games`].
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct LabelConfig {
-    /// Games to play.
-    pub games: usize,
-    /// Depth in turns of the engine that plays the games.
-    pub play_depth: u32,
-    /// Percent of the turns played at random instead (the position still labelled).
-    pub explore_percent: u32,
-    /// Depth in turns of the search that scores each position.
-    pub label_depth: u32,
-    /// A game ends as a draw after this many turns.
-    pub max_turns: u32,
-    /// Seed of the random turns.
-    pub seed: u64,
-}
-
-impl Default for LabelConfig {
-    fn default() -> Self {
-        LabelConfig {
-            games: 2000,
-            play_depth: 3,
-            explore_percent: 10,
-            label_depth: 6,
-            max_turns: 120,
-            seed: 1,
-        }
-    }
-}
-
-/// Plays `cfg.games` games of the alpha-beta engine (game `i` from `starts[i % len]`) on
-/// `threads` threads and scores every position before a turn with a search of
-/// `cfg.label_depth` turns, the labels [`LearnedEval::fit`] learns from. `progress` is
-/// told the games done now and then (from the calling thread). The same arguments give
-/// the same positions and labels, in game order, whatever the number of threads. With
-/// `eval`, both engines (the one that plays and the one that scores) evaluate with it:
-/// each round of fitting then learns from searches that saw the last round's network.
-pub fn label_games(
-    starts: &[Position],
-    cfg: &LabelConfig,
-    eval: Option<&std::sync::Arc<LearnedEval>>,
-    threads: usize,
-    progress: &mut dyn FnMut(usize),
-) -> Vec<Labelled> {
-    use crate::ab::{AbConfig, AlphaBeta, Limits};
-    use std::sync::atomic::{AtomicUsize, Ordering};
-    use std::sync::mpsc;
-    if starts.is_empty() || cfg.games == 0 {
-        return Vec::new();
-    }
-    let threads = threads.max(1).min(cfg.games);
-    let next = AtomicUsize::new(0);
-    let (tx, rx) = mpsc::channel::<(usize, Vec<Labelled>)>();
-    let mut games: Vec<Option<Vec<Labelled>>> = vec![None; cfg.games];
-    std::thread::scope(|scope| {
-        for _ in 0..threads {
-            let tx = tx.clone();
-            let next = &next;
-            scope.spawn(move || {
-                let small = AbConfig {
-                    hash_mb: 4,
-                    learned: eval.cloned(),
-                    ..AbConfig::default()
-                };
-                let mut player = AlphaBeta::new(small.clone());
-                let mut judge = AlphaBeta::new(small);
-                let play = Limits {
-                    depth: Some(cfg.play_depth.max(1)),
-                    ..Limits::default()
-                };
-                let label = Limits {
-                    depth: Some(cfg.label_depth.max(1)),
-                    ..Limits::default()
-                };
-                loop {
-                    let i = next.fetch_add(1, Ordering::Relaxed);
-                    if i >= cfg.games {
-                        break;
-                    }
-                    let mut rng = SmallRng::seed_from_u64(
-                        cfg.seed ^ (i as u64).wrapping_mul(0x9E37_79B9_7F4A_7C15),
-                    );
-                    player.new_game();
-                    judge.new_game();
-                    let mut game = fanorona_rules::History::new(starts[i % starts.len()]);
-                    let mut out = Vec::new();
-                    for _ in 0..cfg.max_turns {
-                        let pos = *game.position();
-                        let turns = pos.turns(fanorona_rules::TurnMode::Distinct);
-                        if turns.is_empty() || game.outcome().is_some() {
-                            break;
-                        }
-                        let score = judge.search(&game, &label).score;
-                        out.push(Labelled {
-                            position: pos,
-                            score,
-                        });
-                        let turn = if rng.random_range(0..100) < cfg.explore_percent {
-                            turns[rng.random_range(0..turns.len())]
-                        } else {
-                            player.search(&game, &play).best.unwrap_or(turns[0])
-                        };
-                        game.play_unchecked(&turn);
-                    }
-                    if tx.send((i, out)).is_err() {
-                        break;
-                    }
-                }
-            });
-        }
-        drop(tx);
-        let mut done = 0;
-        for (i, out) in rx {
-            games[i] = Some(out);
-            done += 1;
-            progress(done);
-        }
-    });
-    games.into_iter().flatten().flatten().collect()
-}
-
-/// Adam's moment estimates, one per parameter.
-struct Adam {
-    m: Vec<f32>,
-    v: Vec<f32>,
-    t: i32,
-}
-
-impl Adam {
-    fn new(e: &LearnedEval) -> Adam {
-        let n = e.w1.len() + 2 * e.hidden + 1;
-        Adam {
-            m: vec![0.0; n],
-            v: vec![0.0; n],
-            t: 0,
-        }
-    }
-
-    fn step(&mut self, e: &mut LearnedEval, g: &[f32], lr: f32) {
-        const B1: f32 = 0.9;
-        const B2: f32 = 0.999;
-        self.t += 1;
-        let c1 = 1.0 - B1.powi(self.t);
-        let c2 = 1.0 - B2.powi(self.t);
-        for (((p, g), m), v) in e.params_mut().zip(g).zip(&mut self.m).zip(&mut self.v) {
-            *m = B1 * *m + (1.0 - B1) * g;
-            *v = B2 * *v + (1.0 - B2) * g * g;
-            *p -= lr * (*m / c1) / ((*v / c2).sqrt() + 1e-8);
-        }
-    }
-}
-
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     use super::*;
     use fanorona_rules::{RuleOptions, TurnMode};
 
-    fn positions(n: usize, seed: u64) -> Vec<Position> {
+    pub(crate) fn positions(n: usize, seed: u64) -> Vec<Position> {
         positions_of(Variant::Dimy, n, seed)
     }
 
@@ -921,34 +607,6 @@ mod tests {
             }
         }
         out
-    }
-
-    #[test]
-    fn labelled_games_do_not_depend_on_the_threads() {
-        let starts = positions(3, 5);
-        let cfg = LabelConfig {
-            games: 4,
-            play_depth: 1,
-            label_depth: 2,
-            max_turns: 12,
-            ..LabelConfig::default()
-        };
-        let mut calls = 0;
-        let one = label_games(&starts, &cfg, None, 1, &mut |_| calls += 1);
-        let two = label_games(&starts, &cfg, None, 2, &mut |_| {});
-        assert_eq!(calls, 4);
-        assert!(one.len() > 8, "{} positions", one.len());
-        assert_eq!(one, two);
-        assert_eq!(one[0].position, starts[0]);
-        let mut judge = crate::AlphaBeta::new(crate::AbConfig::default());
-        let limits = crate::Limits {
-            depth: Some(2),
-            ..crate::Limits::default()
-        };
-        assert_eq!(
-            one[0].score,
-            judge.search_position(&starts[0], &limits).score
-        );
     }
 
     #[test]
@@ -1090,41 +748,5 @@ mod tests {
         let mirrored = LearnedEval::features(&pos, &w, true);
         assert_eq!(mirrored.hand, fw.hand);
         assert_ne!(mirrored.board, fw.board, "the middle row is not symmetric");
-    }
-
-    #[test]
-    fn fitting_learns_a_correction_the_hand_evaluation_lacks() {
-        // Labels: the hand evaluation plus half a piece for each own piece on the first
-        // row seen from the side to move. The fit must get closer than the hand alone.
-        let w = EvalWeights::default();
-        let data: Vec<Labelled> = positions(600, 2)
-            .into_iter()
-            .map(|p| {
-                let x = LearnedEval::features(&p, &w, false);
-                let row = x.board.iter().filter(|&&i| i < 5).count() as i32;
-                Labelled {
-                    score: crate::evaluate(&p, &w) + 50 * row,
-                    position: p,
-                }
-            })
-            .collect();
-        let mut e = LearnedEval::new(Variant::Dimy, 8, 1);
-        let cfg = FitConfig {
-            epochs: 30,
-            batch: 32,
-            lr: 3e-3,
-            holdout: 0.2,
-            seed: 1,
-        };
-        let mut passes = 0;
-        let r = e.fit(&data, &w, &cfg, &mut |_, _| passes += 1);
-        assert_eq!(passes, 30);
-        assert_eq!(r.holdout, 120);
-        assert!(
-            r.loss < r.hand_loss * 0.5,
-            "learned {} hand {}",
-            r.loss,
-            r.hand_loss
-        );
     }
 }

@@ -23,13 +23,17 @@ mod guard;
 pub mod learned;
 mod mcts;
 mod player;
+pub mod settings;
 mod tt;
+pub mod tune;
 
 pub use ab::{AbConfig, AlphaBeta, Limits, MATE, MATE_BOUND, SearchResult};
 pub use blend::{AbBlend, BlendConfig, score_wdl};
 pub use eval::{EvalWeights, evaluate};
 pub use evaluator::{Evaluator, RolloutEvaluator, UniformEvaluator, wdl_index};
 pub use guard::{GuardConfig, TurnGuard, next_actions};
-pub use learned::{FitConfig, LearnedEval, LearnedEvalError};
+pub use learned::{LearnedEval, LearnedEvalError};
 pub use mcts::{GumbelConfig, Leaf, Mcts, MctsConfig};
 pub use player::{AbPlayer, Choice, GameError, PlayedGame, Player, RandomPlayer, play_game};
+pub use settings::{SearchSettings, SettingsError};
+pub use tune::FitConfig;

@@ -49,18 +49,6 @@ pub struct MctsConfig {
     pub batch: usize,
     /// Gumbel root search instead of PUCT at the root (default off).
     pub gumbel: Option<GumbelConfig>,
-    /// Positions in the middle of a turn (the same player moves again, as inside a
-    /// Fanorona capture chain) are expanded with uniform priors and searched through
-    /// without an evaluation of their own, so that every evaluation is spent at a turn
-    /// boundary and a simulation reaches a whole turn further (default off). The root of
-    /// a fresh tree is evaluated; a root reached by [`Mcts::advance`] into a chain keeps
-    /// the priors it has.
-    pub free_chain_steps: bool,
-    /// Positions below the root with a single legal action (a forced capture, a chain
-    /// with one way on and no choice to stop) are expanded and searched through without
-    /// an evaluation of their own: their value is their only child's, so the evaluation
-    /// is spent one step further (default off).
-    pub pass_forced: bool,
     /// MCTS-solver (Winands, Björnsson and Saito 2008): a position whose value is settled
     /// by its children's exact values (one child wins for the player to move, or every
     /// child is settled) becomes exact itself. Selection never enters a child proven lost
@@ -96,23 +84,12 @@ pub struct MctsConfig {
     /// tsivy against alpha-beta at 400 simulations, and beat 2 on both
     /// (experiments/search6).
     pub policy_temperature: f32,
-    /// Contempt (lc0's WDL contempt, in its simplest form): a draw is worth `-contempt`
-    /// to the side to move at the tree's first root and `+contempt` to its opponent, on
-    /// the [-1, 1] scale where a win is 1 (default 0: a draw is worth 0 to both). A
-    /// player that is stronger than its opponent plays on for the win in positions it
-    /// would otherwise let go as a draw; the values reported stay the tree's, with the
-    /// contempt in them. The side is fixed when the tree is made ([`Mcts::new`]):
-    /// [`Mcts::advance`] keeps it, so a reused tree keeps its player's view.
-    pub contempt: f32,
 }
 
 impl MctsConfig {
     /// The policy temperatures a user may ask for (`mcts:ptemp=`,
     /// `selfplay.policy_temperature`).
     pub const POLICY_TEMPERATURES: std::ops::RangeInclusive<f32> = 0.1..=10.0;
-    /// The contempts a user may ask for (`mcts:contempt=`): a draw worth less than a
-    /// loss, or more than a win, would turn the search's values upside down.
-    pub const CONTEMPTS: std::ops::RangeInclusive<f32> = -0.9..=0.9;
 }
 
 impl Default for MctsConfig {
@@ -124,13 +101,10 @@ impl Default for MctsConfig {
             dirichlet_epsilon: 0.0,
             batch: 16,
             gumbel: None,
-            free_chain_steps: false,
-            pass_forced: false,
             solver: false,
             forced_playouts: 0.0,
             minimax_weight: 0.5,
             policy_temperature: 3.0,
-            contempt: 0.0,
         }
     }
 }
@@ -199,16 +173,15 @@ impl<G> Node<G> {
             _ => self.proven,
         }
     }
-    /// Mean value in [-1, 1] for `player`, a draw worth `draw_white` to White (and its
-    /// negation to Black); virtual losses count against `player`.
-    fn q(&self, player: Color, draw_white: f32) -> f32 {
+    /// Mean value in [-1, 1] for `player` (win minus loss); virtual losses count against
+    /// `player`.
+    fn q(&self, player: Color) -> f32 {
         let n = self.visits + self.virtual_loss;
         let (win, loss) = match player {
             Color::White => (self.wdl[0], self.wdl[2]),
             Color::Black => (self.wdl[2], self.wdl[0]),
         };
-        let draw = for_player(draw_white, player) * self.wdl[1];
-        (win - loss + draw - self.virtual_loss as f32) / n as f32
+        (win - loss - self.virtual_loss as f32) / n as f32
     }
 }
 
@@ -239,12 +212,10 @@ fn for_player(white: f32, player: Color) -> f32 {
     }
 }
 
-/// An absolute WDL as one number for `player`: win minus loss, in [-1, 1], plus the
-/// draw's share times its value to `player` (`draw_white` to White, see
-/// [`MctsConfig::contempt`]).
-fn score(wdl: [f32; 3], player: Color, draw_white: f32) -> f32 {
+/// An absolute WDL as one number for `player`: win minus loss, in [-1, 1].
+fn score(wdl: [f32; 3], player: Color) -> f32 {
     let v = absolute(wdl, player);
-    v[0] - v[2] + for_player(draw_white, player) * v[1]
+    v[0] - v[2]
 }
 
 fn outcome_abs(o: Outcome) -> [f32; 3] {
@@ -276,14 +247,11 @@ pub struct Mcts<G> {
     path: Vec<u32>,
     /// With [`Mcts::restrict_root`]: the only root actions searched and chosen.
     root_allowed: Option<Vec<usize>>,
-    /// A draw's value to White ([`MctsConfig::contempt`] seen from the first root's side).
-    draw_white: f32,
 }
 
 impl<G: Game> Mcts<G> {
     /// A tree at `root`.
     pub fn new(root: G, cfg: MctsConfig, seed: u64) -> Mcts<G> {
-        let draw_white = for_player(-cfg.contempt, root.to_move());
         let mut node = Node::new(u32::MAX, 1.0);
         node.game = Some(root);
         Mcts {
@@ -295,7 +263,6 @@ impl<G: Game> Mcts<G> {
             gumbel: None,
             path: Vec::with_capacity(64),
             root_allowed: None,
-            draw_white,
         }
     }
 
@@ -360,11 +327,7 @@ impl<G: Game> Mcts<G> {
             .expect("expanded nodes have games")
             .to_move();
         let parent_n = (node.visits + node.virtual_loss).max(1) as f32;
-        let parent_q = if node.visits > 0 {
-            node.q(player, self.draw_white)
-        } else {
-            0.0
-        };
+        let parent_q = if node.visits > 0 { node.q(player) } else { 0.0 };
         let fpu = parent_q - self.cfg.fpu_reduction;
         let sqrt_n = parent_n.sqrt();
         // Forced playouts: the visits below which a root child is chosen whatever PUCT says.
@@ -381,15 +344,14 @@ impl<G: Game> Mcts<G> {
                 // A proven loss is never entered while the position is open (if every
                 // child were lost, the position would be proven and not selected from).
                 (true, Some(v)) if wins(v, player.other()) => continue,
-                (true, Some(v)) => score(v, player, self.draw_white),
+                (true, Some(v)) => score(v, player),
                 _ => match child.kind {
-                    Kind::Terminal(v) if seen == 0 => score(v, player, self.draw_white),
+                    Kind::Terminal(v) if seen == 0 => score(v, player),
                     _ if seen == 0 => fpu,
                     _ if alpha > 0.0 && !child.minimax.is_nan() => {
-                        (1.0 - alpha) * child.q(player, self.draw_white)
-                            + alpha * for_player(child.minimax, player)
+                        (1.0 - alpha) * child.q(player) + alpha * for_player(child.minimax, player)
                     }
-                    _ => child.q(player, self.draw_white),
+                    _ => child.q(player),
                 },
             };
             let u = self.cfg.c_puct * child.prior * sqrt_n / (1.0 + seen as f32);
@@ -444,7 +406,7 @@ impl<G: Game> Mcts<G> {
         if b.visits == 0 {
             return visits;
         }
-        let best_puct = b.q(player, self.draw_white) + explore(b.prior, visits[best]);
+        let best_puct = b.q(player) + explore(b.prior, visits[best]);
         for (i, &c) in kids.iter().enumerate() {
             let child = &self.nodes[c as usize];
             if i == best || child.visits == 0 {
@@ -454,7 +416,7 @@ impl<G: Game> Mcts<G> {
             let floor = (n - (scale * child.prior).sqrt()).max(0.0);
             // The fewest visits at which the child's PUCT value is still at most the
             // best's: c · P · sqrt_n / (1 + n') <= best_puct - Q.
-            let gap = best_puct - child.q(player, self.draw_white);
+            let gap = best_puct - child.q(player);
             let least = if gap > 0.0 {
                 (self.cfg.c_puct * child.prior * sqrt_n / gap - 1.0).max(0.0)
             } else {
@@ -494,7 +456,7 @@ impl<G: Game> Mcts<G> {
 
     fn backup(&mut self, path: &[u32], value: [f32; 3], had_virtual: bool) {
         if self.cfg.minimax_weight > 0.0 {
-            self.minimax_up(path, score(value, Color::White, self.draw_white));
+            self.minimax_up(path, score(value, Color::White));
         }
         for (i, &n) in path.iter().enumerate() {
             let node = &mut self.nodes[n as usize];
@@ -562,7 +524,7 @@ impl<G: Game> Mcts<G> {
                         break;
                     }
                     Some(v) => {
-                        let s = score(v, player, self.draw_white);
+                        let s = score(v, player);
                         if best.is_none_or(|(b, _)| s > b) {
                             best = Some((s, v));
                         }
@@ -623,24 +585,6 @@ impl<G: Game> Mcts<G> {
                         let game = self.nodes[n as usize].game.clone().expect("materialised");
                         let mut legal = Vec::new();
                         game.legal_actions(&mut legal);
-                        if self.cfg.pass_forced && path.len() >= 2 && legal.len() == 1 {
-                            // Forced: nothing to choose, nothing to evaluate here.
-                            self.expand_uniform(n, &legal);
-                            continue;
-                        }
-                        if self.cfg.free_chain_steps && path.len() >= 2 && !legal.is_empty() {
-                            let parent = path[path.len() - 2];
-                            let parent_mover = self.nodes[parent as usize]
-                                .game
-                                .as_ref()
-                                .expect("expanded nodes have games")
-                                .to_move();
-                            if parent_mover == game.to_move() {
-                                // Mid-turn: expand without an evaluation, search on.
-                                self.expand_uniform(n, &legal);
-                                continue;
-                            }
-                        }
                         for &p in &path[1..] {
                             self.nodes[p as usize].virtual_loss += 1;
                         }
@@ -678,19 +622,6 @@ impl<G: Game> Mcts<G> {
             }
         }
         done
-    }
-
-    /// Gives node `n` one child per legal action, all with the same prior.
-    fn expand_uniform(&mut self, n: u32, legal: &[usize]) {
-        let first = self.nodes.len() as u32;
-        let p = 1.0 / legal.len() as f32;
-        for &a in legal {
-            self.nodes.push(Node::new(a as u32, p));
-        }
-        let node = &mut self.nodes[n as usize];
-        node.first_child = first;
-        node.num_children = legal.len() as u32;
-        node.kind = Kind::Expanded;
     }
 
     /// Expands the gathered leaves with their evaluations and backs the values up.
@@ -794,11 +725,11 @@ impl<G: Game> Mcts<G> {
         let player = self.root_game().to_move();
         let child = &self.nodes[c as usize];
         let q = if child.visits > 0 {
-            child.q(player, self.draw_white)
+            child.q(player)
         } else if let Kind::Terminal(v) = child.kind {
-            score(v, player, self.draw_white)
+            score(v, player)
         } else if root.visits > 0 {
-            root.q(player, self.draw_white)
+            root.q(player)
         } else {
             0.0
         };
@@ -880,11 +811,7 @@ impl<G: Game> Mcts<G> {
         self.children(self.root)
             .map(|c| {
                 let n = &self.nodes[c as usize];
-                let q = if n.visits > 0 {
-                    n.q(player, self.draw_white)
-                } else {
-                    f32::NAN
-                };
+                let q = if n.visits > 0 { n.q(player) } else { f32::NAN };
                 (n.action as usize, n.visits, n.prior, q)
             })
             .collect()
@@ -1126,7 +1053,7 @@ mod tests {
             match solve(&c, depth - 1) {
                 Some(v) if wins(v, player) => return Some(v),
                 Some(v) => {
-                    let s = score(v, player, 0.0);
+                    let s = score(v, player);
                     if best.is_none_or(|(b, _)| s > b) {
                         best = Some((s, v));
                     }
@@ -1385,7 +1312,7 @@ mod tests {
         let node = &t.nodes[n as usize];
         let g = node.game.as_ref().unwrap();
         if let Kind::Terminal(v) = node.kind {
-            return score(v, Color::White, 0.0);
+            return score(v, Color::White);
         }
         let player = g.to_move();
         let best = t
@@ -1463,109 +1390,5 @@ mod tests {
             changed_choice > 0,
             "the minimax values never changed a choice"
         );
-    }
-
-    /// A toy game: at the root White chooses between a drawn end (action 0) and a line
-    /// that never ends (action 1, then one action a position), which [`Even`] values as
-    /// 30 % win, 40 % draw, 30 % loss for whoever moves.
-    #[derive(Clone, Debug)]
-    struct DrawOrPlay {
-        ply: u32,
-        drawn: bool,
-    }
-    impl Game for DrawOrPlay {
-        fn variant(&self) -> Variant {
-            Variant::Telo
-        }
-        fn to_move(&self) -> Color {
-            if self.ply.is_multiple_of(2) {
-                Color::White
-            } else {
-                Color::Black
-            }
-        }
-        fn legal_actions(&self, out: &mut Vec<usize>) {
-            out.clear();
-            if self.drawn {
-                return;
-            }
-            out.push(1);
-            if self.ply == 0 {
-                out.push(0);
-            }
-        }
-        fn apply(&mut self, action: usize) {
-            self.drawn = action == 0;
-            self.ply += 1;
-        }
-        fn outcome(&self) -> Option<Outcome> {
-            self.drawn.then_some(Outcome::Draw)
-        }
-        fn hash(&self) -> u64 {
-            u64::from(self.ply) * 2 + u64::from(self.drawn)
-        }
-        fn action_name(&self, action: usize) -> String {
-            action.to_string()
-        }
-    }
-    struct Even;
-    impl Evaluator<DrawOrPlay> for Even {
-        fn evaluate(
-            &mut self,
-            games: &[&DrawOrPlay],
-            legal: &[&[usize]],
-            priors: &mut [Vec<f32>],
-            wdl: &mut [[f32; 3]],
-        ) {
-            for i in 0..games.len() {
-                priors[i] = vec![1.0 / legal[i].len() as f32; legal[i].len()];
-                wdl[i] = [0.3, 0.4, 0.3];
-            }
-        }
-    }
-
-    #[test]
-    fn contempt_plays_on_for_the_win_and_its_negation_takes_the_draw() {
-        let start = DrawOrPlay {
-            ply: 0,
-            drawn: false,
-        };
-        let visits = |contempt: f32| {
-            let cfg = MctsConfig {
-                contempt,
-                ..MctsConfig::default()
-            };
-            let mut tree = Mcts::new(start.clone(), cfg, 1);
-            tree.run(&mut Even, 400);
-            let kids = tree.root_children();
-            let of = |a: usize| kids.iter().find(|k| k.0 == a).unwrap();
-            // Both lines are worth 0 without contempt; with it, a draw costs the root
-            // player `contempt` and the open line 0.4 of that.
-            let (draw, play) = (of(0), of(1));
-            assert!((draw.3 + contempt).abs() < 1e-5, "{contempt}: {draw:?}");
-            (draw.1, play.1, tree.choose(0.0).unwrap())
-        };
-        let (draw, play, chosen) = visits(0.5);
-        assert!(play > 4 * draw, "{play} against {draw}");
-        assert_eq!(chosen, 1);
-        let (draw, play, chosen) = visits(-0.5);
-        assert!(draw > 4 * play, "{draw} against {play}");
-        assert_eq!(chosen, 0);
-        // The side is the first root's: Black, one turn in, values a draw so too.
-        let mut tree = Mcts::new(
-            start.clone(),
-            MctsConfig {
-                contempt: 0.5,
-                ..MctsConfig::default()
-            },
-            1,
-        );
-        tree.run(&mut Even, 50);
-        tree.advance(1);
-        tree.run(&mut Even, 50);
-        // Black's line is valued with White's contempt: a draw there is worth +0.5 to
-        // Black, so the open line (40 % draw) is worth 0.2 to Black.
-        let q = tree.root_children()[0].3;
-        assert!((q - 0.2).abs() < 0.05, "{q}");
     }
 }

@@ -260,57 +260,6 @@ fn end_turn_is_an_action_inside_chains() {
     assert!(acts.contains(&action_index(45, Action::EndTurn)));
 }
 
-/// Counts what it is asked to evaluate, inside chains and at turn boundaries.
-#[derive(Default)]
-struct ChainCounting {
-    in_chain: usize,
-    boundary: usize,
-}
-
-impl Evaluator<Position> for ChainCounting {
-    fn evaluate(
-        &mut self,
-        games: &[&Position],
-        legal: &[&[usize]],
-        priors: &mut [Vec<f32>],
-        wdl: &mut [[f32; 3]],
-    ) {
-        for g in games {
-            if g.chain().is_some() {
-                self.in_chain += 1;
-            } else {
-                self.boundary += 1;
-            }
-        }
-        UniformEvaluator::default().evaluate(games, legal, priors, wdl);
-    }
-}
-
-#[test]
-fn free_chain_steps_spend_every_evaluation_at_a_turn_boundary() {
-    // Dimy after a few opening turns: captures everywhere, many of them chains.
-    let start = pos("BB1B1/B1B2/BW1B1/5/WWBW1 w 0 4");
-    let run = |free: bool| {
-        let cfg = MctsConfig {
-            free_chain_steps: free,
-            ..MctsConfig::default()
-        };
-        let mut t = Mcts::new(start, cfg, 3);
-        let mut e = ChainCounting::default();
-        t.run(&mut e, 400);
-        (e, t.choose(0.0))
-    };
-    let (plain, _) = run(false);
-    assert!(plain.in_chain > 0, "the position has chains to search");
-    let (free, best) = run(true);
-    assert_eq!(free.in_chain, 0);
-    assert!(free.boundary > 0);
-    // The same simulations, each ending at a turn boundary (or the game's end).
-    assert!(free.boundary <= 400 && plain.boundary + plain.in_chain <= 400);
-    assert!(free.boundary > plain.boundary);
-    assert!(best.is_some());
-}
-
 /// Priors that favour the last legal action (0.9), an even value.
 struct LastFavoured;
 
@@ -345,49 +294,6 @@ fn without_visits_the_choice_is_the_priors() {
         assert!(t.root_children().iter().all(|k| k.1 == 0));
         assert_eq!(t.choose(temperature), Some(*legal.last().unwrap()));
     }
-}
-
-/// Counts evaluations of positions with one legal action.
-#[derive(Default)]
-struct ForcedCounting {
-    forced: usize,
-    all: usize,
-}
-
-impl Evaluator<Position> for ForcedCounting {
-    fn evaluate(
-        &mut self,
-        games: &[&Position],
-        legal: &[&[usize]],
-        priors: &mut [Vec<f32>],
-        wdl: &mut [[f32; 3]],
-    ) {
-        self.all += games.len();
-        self.forced += legal.iter().filter(|l| l.len() == 1).count();
-        UniformEvaluator::default().evaluate(games, legal, priors, wdl);
-    }
-}
-
-#[test]
-fn pass_forced_evaluates_no_position_with_one_legal_action() {
-    let start = pos("BB1B1/B1B2/BW1B1/5/WWBW1 w 0 4");
-    let run = |pass: bool| {
-        let cfg = MctsConfig {
-            pass_forced: pass,
-            ..MctsConfig::default()
-        };
-        let mut t = Mcts::new(start, cfg, 3);
-        let mut e = ForcedCounting::default();
-        t.run(&mut e, 400);
-        (e, t.visits(), t.choose(0.0))
-    };
-    let (plain, _, _) = run(false);
-    assert!(plain.forced > 0, "the position has forced steps to search");
-    let (pass, visits, best) = run(true);
-    assert_eq!(pass.forced, 0);
-    assert!(pass.all > 0 && pass.all <= plain.all);
-    assert!(visits >= 400, "the same simulations: {visits}");
-    assert!(best.is_some());
 }
 
 /// Material values with `Skewed`'s unequal priors: the prior's favourites are not the

@@ -2,6 +2,7 @@
 //! unknown keys rejected, `key=value` overrides, written back resolved into the run.
 
 use fanorona_rules::{RuleOptions, Variant};
+use fanorona_search::{BlendConfig, GuardConfig, GumbelConfig, MctsConfig, SearchSettings};
 use serde::{Deserialize, Serialize};
 use std::path::Path;
 
@@ -74,10 +75,6 @@ pub struct SelfPlayConfig {
     pub full_search_prob: f32,
     /// Leaves each game hands out per network call.
     pub leaves_per_game: usize,
-    /// The games in flight split in two halves that take turns: while the network
-    /// evaluates one half's leaves, the other half's trees take theirs in and gather the
-    /// next. Keeps a GPU fed; each call then holds half the leaves.
-    pub pipeline: bool,
     /// Self-play threads, each with its own share of the games in flight, its own copy
     /// of the network and one core's worth of work: every thread's network calls and
     /// tree work run on that thread alone, side by side. On a CPU this beats one stream
@@ -85,7 +82,6 @@ pub struct SelfPlayConfig {
     /// dimy's 4 x 32 makes 1.3 times the positions a second on two cores as on one).
     /// 0: automatic, one per core on the CPU backend (rayon's thread count, so
     /// `RAYON_NUM_THREADS` limits it) and one on a GPU (one large batch a call).
-    /// `pipeline` plays on one worker.
     pub workers: usize,
     /// Decisions at the start of a game played with temperature 1 (then greedy), counted
     /// after the random opening.
@@ -105,8 +101,9 @@ pub struct SelfPlayConfig {
     pub book: String,
     /// PUCT exploration constant.
     pub c_puct: f32,
-    /// First-play urgency reduction.
-    pub fpu_reduction: f32,
+    /// First-play urgency reduction (`mcts:fpu=`).
+    #[serde(alias = "fpu_reduction")]
+    pub fpu: f32,
     /// Root Dirichlet noise concentration.
     pub dirichlet_alpha: f32,
     /// Root Dirichlet noise weight (0 = off).
@@ -136,16 +133,12 @@ pub struct SelfPlayConfig {
     /// result alone. Less noise from the game's later moves, some bias from the search.
     pub value_q_weight: f32,
     /// Leaf values mixed with an alpha-beta search of this many turns (0 = off; tsivy and
-    /// dimy): the search's tactics in the self-play targets (see `fanorona_search::AbBlend`).
-    pub blend_depth: u32,
-    /// The alpha-beta search's share of a blended leaf value (with `blend_depth`).
+    /// dimy): the search's tactics in the self-play targets (see `fanorona_search::AbBlend`;
+    /// `mcts:blend=` in the arena).
+    #[serde(alias = "blend_depth")]
+    pub blend: u32,
+    /// The alpha-beta search's share of a blended leaf value (with `blend`).
     pub blend_weight: f32,
-    /// Search through chain steps without evaluating them: every evaluation at a turn
-    /// boundary (`fanorona_search::MctsConfig::free_chain_steps`).
-    pub free_chain_steps: bool,
-    /// Search through positions with a single legal action without evaluating them
-    /// (`fanorona_search::MctsConfig::pass_forced`).
-    pub pass_forced: bool,
     /// MCTS-solver: positions settled by their children's exact values are not searched
     /// again (`fanorona_search::MctsConfig::solver`).
     pub solver: bool,
@@ -155,13 +148,15 @@ pub struct SelfPlayConfig {
     /// Implicit minimax backups' weight in selection, 0 to 1 (0 = off, the default here:
     /// in self-play it made no stronger network, experiments/search4; players use 0.5):
     /// `fanorona_search::MctsConfig::minimax_weight` (`mcts:minimax=` in the arena).
-    pub minimax_weight: f32,
+    #[serde(alias = "minimax_weight")]
+    pub minimax: f32,
     /// Policy softmax temperature of the self-play search, 0.1 to 10: each expanded
     /// position's priors raised to `1 / T` and normalised (1 = the priors as given, the
     /// default here; players use 3, measured in play with fixed networks,
     /// experiments/search6): `fanorona_search::MctsConfig::policy_temperature`
     /// (`mcts:ptemp=` in the arena).
-    pub policy_temperature: f32,
+    #[serde(alias = "policy_temperature")]
+    pub ptemp: f32,
     /// A tactical guard in self-play (0 = off; at least 2; tsivy and dimy): before each
     /// turn an alpha-beta search of this many turns scores every legal turn, and the
     /// search chooses and records targets only among those within `guard_margin` of the
@@ -173,8 +168,8 @@ pub struct SelfPlayConfig {
     /// Hundredths of a piece a turn kept by `guard` may score below the best.
     pub guard_margin: i32,
     /// A learned evaluation (`fanorona tune-eval`'s file, for instance
-    /// `checkpoints/release/tsivy/eval.txt`) for the alpha-beta searches of `blend_depth`
-    /// and `guard`; "" = the hand-written evaluation.
+    /// `checkpoints/release/tsivy/eval.txt`) for the alpha-beta searches of `blend`
+    /// and `guard`; "" = the hand-written evaluation, `release` the release folder's.
     pub ab_eval: String,
 }
 
@@ -431,38 +426,39 @@ impl Default for NetSection {
 }
 
 impl SelfPlayConfig {
-    /// The self-play threads `workers` asks for (one with `pipeline`), at least 1, for a
-    /// network on the CPU backend (`cpu`) or a GPU.
+    /// The self-play threads `workers` asks for, at least 1, for a network on the CPU
+    /// backend (`cpu`) or a GPU.
     pub fn worker_count(&self, cpu: bool) -> usize {
-        match (self.pipeline, self.workers) {
-            (true, _) => 1,
-            (false, 0) if cpu => rayon::current_num_threads().max(1),
-            (false, 0) => 1,
-            (false, n) => n,
+        match self.workers {
+            0 if cpu => rayon::current_num_threads().max(1),
+            0 => 1,
+            n => n,
         }
     }
 }
 
 impl Default for SelfPlayConfig {
     fn default() -> Self {
+        // The search's constants come from self-play's preset, declared once in the
+        // search crate.
+        let preset = SearchSettings::selfplay().mcts;
         SelfPlayConfig {
             games_in_flight: 64,
             games_per_generation: 128,
             sims: 200,
             fast_sims: 0,
             full_search_prob: 0.25,
-            leaves_per_game: 4,
-            pipeline: false,
+            leaves_per_game: preset.batch,
             workers: 0,
             temperature_moves: 20,
             opening_turns: 0,
             book: String::new(),
-            c_puct: 1.5,
-            fpu_reduction: 0.25,
-            dirichlet_alpha: 0.3,
-            dirichlet_epsilon: 0.25,
+            c_puct: preset.c_puct,
+            fpu: preset.fpu_reduction,
+            dirichlet_alpha: preset.dirichlet_alpha,
+            dirichlet_epsilon: preset.dirichlet_epsilon,
             gumbel: false,
-            gumbel_actions: 16,
+            gumbel_actions: GumbelConfig::default().max_actions,
             max_decisions: 600,
             resign_threshold: -1.0,
             resign_check_share: 0.1,
@@ -470,17 +466,53 @@ impl Default for SelfPlayConfig {
             draw_decisions: 20,
             random_symmetry: true,
             value_q_weight: 0.0,
-            blend_depth: 0,
-            blend_weight: 0.5,
-            free_chain_steps: false,
-            pass_forced: false,
-            solver: false,
-            forced_playouts: 0.0,
-            minimax_weight: 0.0,
-            policy_temperature: 1.0,
+            blend: 0,
+            blend_weight: BlendConfig::default().weight,
+            solver: preset.solver,
+            forced_playouts: preset.forced_playouts,
+            minimax: preset.minimax_weight,
+            ptemp: preset.policy_temperature,
             guard: 0,
-            guard_margin: 50,
+            guard_margin: GuardConfig::default().margin,
             ab_eval: String::new(),
+        }
+    }
+}
+
+impl SelfPlayConfig {
+    /// The self-play search's settings: [`SearchSettings::selfplay`] with this section's
+    /// keys (the same names and ranges as the players' `mcts:` specs).
+    pub fn search(&self) -> SearchSettings {
+        SearchSettings {
+            mcts: MctsConfig {
+                c_puct: self.c_puct,
+                fpu_reduction: self.fpu,
+                dirichlet_alpha: self.dirichlet_alpha,
+                // Gumbel root search brings its own noise.
+                dirichlet_epsilon: if self.gumbel {
+                    0.0
+                } else {
+                    self.dirichlet_epsilon
+                },
+                batch: self.leaves_per_game,
+                gumbel: self.gumbel.then_some(GumbelConfig {
+                    max_actions: self.gumbel_actions,
+                    ..GumbelConfig::default()
+                }),
+                solver: self.solver,
+                forced_playouts: self.forced_playouts,
+                minimax_weight: self.minimax,
+                policy_temperature: self.ptemp,
+            },
+            blend: (self.blend > 0).then(|| BlendConfig {
+                depth: self.blend,
+                weight: self.blend_weight,
+                ..BlendConfig::default()
+            }),
+            guard: (self.guard > 0).then_some(GuardConfig {
+                depth: self.guard,
+                margin: self.guard_margin,
+            }),
         }
     }
 }
@@ -549,28 +581,44 @@ pub enum ConfigError {
     Invalid(String),
 }
 
+/// `configs/tsivy.toml`, built in: the project's best known recipe for tsivy, which
+/// `fanorona train` runs when no config file is named.
+pub const DEFAULT_CONFIG: &str = include_str!("../../../configs/tsivy.toml");
+
+/// The name errors give [`DEFAULT_CONFIG`].
+pub const DEFAULT_CONFIG_NAME: &str = "configs/tsivy.toml (built in)";
+
 impl TrainConfig {
-    /// Reads a config file (or the defaults, with `None`), applies `key=value` overrides
-    /// (dotted keys: `selfplay.sims=400`) and checks the result.
+    /// Reads a config file (or, with `None`, the built-in [`DEFAULT_CONFIG`]), applies
+    /// `key=value` overrides (dotted keys: `selfplay.sims=400`) and checks the result.
     ///
     /// # Errors
     /// A missing file, bad TOML, an unknown key, a bad override or value.
     pub fn load(path: Option<&Path>, overrides: &[String]) -> Result<TrainConfig, ConfigError> {
-        let (name, mut table) = match path {
+        match path {
             Some(p) => {
                 let name = p.display().to_string();
                 let text = std::fs::read_to_string(p).map_err(|source| ConfigError::Io {
                     path: name.clone(),
                     source,
                 })?;
-                let table: toml::Table = toml::from_str(&text).map_err(|e| ConfigError::Parse {
-                    path: name.clone(),
-                    message: e.to_string(),
-                })?;
-                (name, table)
+                TrainConfig::parse(&name, &text, overrides)
             }
-            None => ("<defaults>".to_string(), toml::Table::new()),
-        };
+            None => TrainConfig::parse(DEFAULT_CONFIG_NAME, DEFAULT_CONFIG, overrides),
+        }
+    }
+
+    /// A config from the TOML `text` (named `name` in errors; keys it does not set take
+    /// the built-in defaults of [`TrainConfig::default`]) with `key=value` overrides,
+    /// checked.
+    ///
+    /// # Errors
+    /// Bad TOML, an unknown key, a bad override or value.
+    pub fn parse(name: &str, text: &str, overrides: &[String]) -> Result<TrainConfig, ConfigError> {
+        let mut table: toml::Table = toml::from_str(text).map_err(|e| ConfigError::Parse {
+            path: name.to_string(),
+            message: e.to_string(),
+        })?;
         for o in overrides {
             apply_override(&mut table, o)?;
         }
@@ -578,7 +626,7 @@ impl TrainConfig {
             toml::Value::Table(table)
                 .try_into()
                 .map_err(|e: toml::de::Error| ConfigError::Parse {
-                    path: name,
+                    path: name.to_string(),
                     message: e.to_string(),
                 })?;
         cfg.validate()?;
@@ -628,40 +676,24 @@ impl TrainConfig {
                 "selfplay.full_search_prob, resign_check_share, draw_value and value_q_weight must be between 0 and 1",
             );
         }
-        if s.blend_depth > 8 || !(0.0..=1.0).contains(&s.blend_weight) {
-            return bad("selfplay.blend_depth must be 0 to 8 and blend_weight between 0 and 1");
+        // The search's settings: one validator with the players' specs.
+        if let Err(e) = s.search().validate() {
+            let key = match e.key {
+                "batch" => "leaves_per_game",
+                k => k,
+            };
+            return bad(&format!("selfplay.{key} must be {}", e.expected));
         }
-        if s.blend_depth > 0 && self.variant == "telo" {
+        if s.blend > 0 && self.variant == "telo" {
+            return bad("selfplay.blend: the alpha-beta engine plays tsivy and dimy, not telo");
+        }
+        if !s.ab_eval.is_empty() && s.blend == 0 && s.guard == 0 {
             return bad(
-                "selfplay.blend_depth: the alpha-beta engine plays tsivy and dimy, not telo",
-            );
-        }
-        if !s.ab_eval.is_empty() && s.blend_depth == 0 && s.guard == 0 {
-            return bad(
-                "selfplay.ab_eval: a learned evaluation for the alpha-beta searches needs selfplay.blend_depth or selfplay.guard above 0",
-            );
-        }
-        if !(0.0..=100.0).contains(&s.forced_playouts) {
-            return bad("selfplay.forced_playouts must be between 0 (off) and 100 (KataGo: 2)");
-        }
-        if !(0.0..=1.0).contains(&s.minimax_weight) {
-            return bad("selfplay.minimax_weight must be between 0 (off) and 1");
-        }
-        if !fanorona_search::MctsConfig::POLICY_TEMPERATURES.contains(&s.policy_temperature) {
-            return bad(
-                "selfplay.policy_temperature must be between 0.1 and 10 (1 = the priors as given)",
+                "selfplay.ab_eval: a learned evaluation for the alpha-beta searches needs selfplay.blend or selfplay.guard above 0",
             );
         }
         if s.draw_value > 0.0 && s.draw_decisions == 0 {
             return bad("selfplay.draw_decisions must be at least 1 when draw_value is set");
-        }
-        if s.pipeline && s.workers > 1 {
-            return bad(
-                "selfplay.pipeline plays on one worker: set selfplay.workers to 1 or 0, or pipeline to false",
-            );
-        }
-        if s.guard == 1 || s.guard > 8 || s.guard_margin < 0 {
-            return bad("selfplay.guard must be 0 (off) or 2 to 8, guard_margin at least 0");
         }
         if s.guard > 0 && self.variant == "telo" {
             return bad("selfplay.guard: the alpha-beta engine plays tsivy and dimy, not telo");
@@ -806,10 +838,18 @@ mod tests {
 
     #[test]
     fn defaults_overrides_and_errors() {
-        let c = TrainConfig::load(None, &[]).unwrap();
+        // No file: the built-in recipe, configs/tsivy.toml, which sets every key.
+        let recipe = TrainConfig::load(None, &[]).unwrap();
+        let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../configs/tsivy.toml");
+        assert_eq!(recipe, TrainConfig::load(Some(&path), &[]).unwrap());
+        assert_eq!(recipe.variant(), Variant::Tsivy);
+        assert!(recipe.bootstrap.games > 0 && recipe.bootstrap.ab_eval == "release");
+        // The built-in defaults below it: an empty file.
+        let c = TrainConfig::parse("<empty>", "", &[]).unwrap();
         assert_eq!(c, TrainConfig::default());
-        let c = TrainConfig::load(
-            None,
+        let c = TrainConfig::parse(
+            "<empty>",
+            "",
             &[
                 "selfplay.sims=64".into(),
                 "variant=dimy".into(),
@@ -821,6 +861,7 @@ mod tests {
         assert_eq!(c.variant(), Variant::Dimy);
         assert_eq!(c.train.lr, 0.01);
         let e = TrainConfig::load(None, &["selfplay.simz=64".into()]).unwrap_err();
+        assert!(e.to_string().contains(DEFAULT_CONFIG_NAME), "{e}");
         assert!(e.to_string().contains("simz"), "{e}");
         let e = TrainConfig::load(None, &["selfplay.sims=lots".into()]).unwrap_err();
         assert!(
@@ -832,7 +873,7 @@ mod tests {
         // The warm start: engine games for tsivy and dimy only, sane settings.
         let ok = |set: &[&str]| {
             let set: Vec<String> = set.iter().map(|s| s.to_string()).collect();
-            TrainConfig::load(None, &set)
+            TrainConfig::parse("<empty>", "", &set)
         };
         assert!(ok(&["variant=dimy", "bootstrap.games=100"]).is_ok());
         for bad in [
@@ -871,28 +912,30 @@ mod tests {
             let e = ok(bad).unwrap_err();
             assert!(e.to_string().contains("train.teacher_"), "{bad:?}: {e}");
         }
-        assert!(ok(&["selfplay.minimax_weight=0.3"]).is_ok());
-        for bad in [
-            "selfplay.minimax_weight=1.5",
-            "selfplay.minimax_weight=-0.1",
-        ] {
+        assert!(ok(&["selfplay.minimax=0.3"]).is_ok());
+        // The names before 2026-12-02 still read (resolved configs of older runs).
+        assert_eq!(
+            ok(&["selfplay.minimax_weight=0.3"])
+                .unwrap()
+                .selfplay
+                .minimax,
+            0.3
+        );
+        for bad in ["selfplay.minimax=1.5", "selfplay.minimax=-0.1"] {
             let e = ok(&[bad]).unwrap_err();
-            assert!(
-                e.to_string().contains("selfplay.minimax_weight"),
-                "{bad}: {e}"
-            );
+            assert!(e.to_string().contains("selfplay.minimax"), "{bad}: {e}");
         }
-        assert!(ok(&["selfplay.policy_temperature=3"]).is_ok());
-        for bad in [
-            "selfplay.policy_temperature=0",
-            "selfplay.policy_temperature=11",
-            "selfplay.policy_temperature=-1",
-        ] {
+        assert!(ok(&["selfplay.ptemp=3"]).is_ok());
+        assert_eq!(
+            ok(&["selfplay.policy_temperature=3"])
+                .unwrap()
+                .selfplay
+                .ptemp,
+            3.0
+        );
+        for bad in ["selfplay.ptemp=0", "selfplay.ptemp=11", "selfplay.ptemp=-1"] {
             let e = ok(&[bad]).unwrap_err();
-            assert!(
-                e.to_string().contains("selfplay.policy_temperature"),
-                "{bad}: {e}"
-            );
+            assert!(e.to_string().contains("selfplay.ptemp"), "{bad}: {e}");
         }
         assert!(ok(&["selfplay.opening_turns=8"]).is_ok());
         let e = ok(&["selfplay.opening_turns=1000"]).unwrap_err();

@@ -36,7 +36,8 @@ use crate::metrics::{JsonlSink, MetricsSink, Sinks, TensorboardSink};
 use crate::records::{self, GameRecord, Sample, fnv};
 use crate::run::{
     Learner, Progress, Summary, TrainError, generation_seed, io, log_generation, net_config,
-    play_generation, read_json, read_selfplay_book, read_selfplay_eval, summary_line, trainer,
+    play_generation, players_eval_file, read_json, read_selfplay_book, read_selfplay_eval,
+    summary_line, trainer,
 };
 use crate::selfplay::SelfPlayStats;
 use crate::store::{Created, Store};
@@ -733,6 +734,7 @@ pub fn learn(
             l
         }
     };
+    learner.eval_file = players_eval_file(cfg)?;
     // The model of the learner's generation must be published (a crash may have come
     // between the checkpoint and the model).
     let published = rs.pointer("models/LATEST")?;

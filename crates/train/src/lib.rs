@@ -17,6 +17,7 @@ pub mod records;
 pub mod run;
 pub mod selfplay;
 pub mod store;
+mod warm;
 
 pub use config::{ConfigError, TrainConfig};
 

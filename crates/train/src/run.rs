@@ -4,12 +4,14 @@ use crate::config::TrainConfig;
 use crate::metrics::{JsonlSink, MetricsSink, Sinks, TensorboardSink};
 use crate::records::{self, Sample};
 use crate::selfplay::{self, SelfPlayStats};
+pub use crate::warm::{TEACHER_FILE, WARM_DIR};
+use crate::warm::{bootstrap, teacher_window};
 use fanorona_nn::burn::module::Module;
 use fanorona_nn::burn::prelude::Device;
 use fanorona_nn::checkpoint::{self, CheckpointMeta, FORMAT, NetShape};
 use fanorona_nn::{Batch, Losses, Net, NetConfig, NetEvaluator, OWNERSHIP_CLASSES, Trainer};
 use fanorona_rules::telo::TeloPosition;
-use fanorona_rules::{Color, Position, TurnMode, Variant};
+use fanorona_rules::{Position, Variant};
 use fanorona_sim::{Encode, num_planes, symmetries};
 use rand::rngs::SmallRng;
 use rand::{RngExt, SeedableRng};
@@ -59,7 +61,7 @@ impl RunState {
         self.seconds.max(0.0).round() as u64
     }
 
-    fn to_json(self) -> Vec<u8> {
+    pub(crate) fn to_json(self) -> Vec<u8> {
         serde_json::to_vec_pretty(&self).expect("state serialises")
     }
 }
@@ -137,7 +139,7 @@ pub enum TrainError {
     Distributed(String),
     /// A player failed in the periodic match (a bug, never a result).
     #[error("the periodic match: {0}")]
-    Game(#[from] fanorona_search::GameError),
+    Arena(String),
 }
 
 impl From<crate::store::StoreError> for TrainError {
@@ -185,7 +187,7 @@ pub(crate) fn generation_seed(cfg: &TrainConfig, g: u64) -> u64 {
 /// A bounded window of recent samples.
 #[derive(Debug, Default)]
 pub struct Replay {
-    samples: VecDeque<Sample>,
+    pub(crate) samples: VecDeque<Sample>,
     capacity: usize,
 }
 
@@ -220,7 +222,7 @@ impl Replay {
     }
 
     /// The newest `n` samples (clones).
-    fn newest(&self, n: usize) -> impl Iterator<Item = Sample> + '_ {
+    pub(crate) fn newest(&self, n: usize) -> impl Iterator<Item = Sample> + '_ {
         self.samples
             .iter()
             .skip(self.samples.len().saturating_sub(n))
@@ -309,6 +311,9 @@ pub struct Learner {
     pub teacher: Replay,
     /// The counters.
     pub state: RunState,
+    /// The learned evaluation's file that every checkpoint carries (see
+    /// [`checkpoint::EVAL_FILE`]), when the run's searches use one.
+    pub eval_file: Option<Vec<u8>>,
     net_cfg: NetConfig,
 }
 
@@ -325,6 +330,7 @@ impl Learner {
             trainer: trainer(net, cfg, device),
             replay: Replay::new(cfg.train.replay_window),
             teacher: Replay::new(cfg.train.teacher_window),
+            eval_file: None,
             state: RunState::default(),
             net_cfg,
         }
@@ -379,6 +385,7 @@ impl Learner {
                 trainer,
                 replay,
                 teacher: Replay::new(cfg.train.teacher_window),
+                eval_file: None,
                 state,
                 net_cfg,
             },
@@ -434,6 +441,11 @@ impl Learner {
         let replay_bin = records::encode_samples(variant, self.replay.samples.iter());
         let mut files: Vec<(&str, &[u8])> =
             vec![(RunState::FILE, &state_json), ("replay.bin", &replay_bin)];
+        files.extend(
+            self.eval_file
+                .as_deref()
+                .map(|e| (checkpoint::EVAL_FILE, e)),
+        );
         files.extend_from_slice(extra);
         checkpoint::save_with(
             dir,
@@ -479,6 +491,7 @@ pub fn train(opts: &RunOptions, progress: &mut dyn Progress) -> Result<Summary, 
     let selfplay_book = read_selfplay_book(cfg)?;
     let ab_eval = read_selfplay_eval(cfg)?;
     let teacher_eval = read_ab_eval(cfg, "bootstrap.ab_eval", &cfg.bootstrap.ab_eval)?;
+    let eval_file = players_eval_file(cfg)?;
 
     let mut learner;
     let mut last_checkpoint = None;
@@ -519,6 +532,7 @@ pub fn train(opts: &RunOptions, progress: &mut dyn Progress) -> Result<Summary, 
         ));
     }
 
+    learner.eval_file = eval_file;
     let mut sinks = Sinks(vec![
         Box::new(JsonlSink::open(&exp_dir.join("metrics.jsonl")).map_err(io(&exp_dir))?),
         Box::new(TensorboardSink::open(&exp_dir.join("tb"))),
@@ -707,331 +721,6 @@ pub fn train(opts: &RunOptions, progress: &mut dyn Progress) -> Result<Summary, 
     })
 }
 
-/// The warm start of a new run (`[bootstrap]`): the engine's games `first..games`,
-/// passes over their samples (while the games are played, with `overlap`), the newest of
-/// them into the window, and checkpoint 0 (so that a resumed run does not do it again;
-/// with `checkpoint_seconds`, also now and then on the way, with the games so far, so
-/// that a stopped warm start resumes at the last of them). Returns the checkpoint's
-/// folder.
-#[allow(clippy::too_many_arguments)]
-fn bootstrap(
-    cfg: &TrainConfig,
-    teacher_eval: &selfplay::AbEval,
-    learner: &mut Learner,
-    run: &str,
-    ckpt_dir: &Path,
-    seed: u64,
-    first: usize,
-    progress: &mut dyn Progress,
-) -> Result<PathBuf, TrainError> {
-    let b = &cfg.bootstrap;
-    let start = Position::start(cfg.variant(), cfg.rule_options());
-    let max_turns = cfg.selfplay.max_decisions;
-    let dir = ckpt_dir.join("00000");
-    let mut warm = WarmTrainer {
-        cfg,
-        rng: SmallRng::seed_from_u64(seed ^ 0xB007 ^ (first as u64).wrapping_mul(0x9E37_79B9)),
-        // The run's clock starts here (or goes on from the seconds a resumed warm start
-        // had spent): with `lr_decay_seconds` the rate decays through its steps too.
-        clock: std::time::Instant::now(),
-        seconds_before: learner.state.seconds,
-        done: 0,
-        losses: Vec::new(),
-    };
-    let samples_before = learner.state.samples;
-    // Checkpoint 0 with the first `games` games, `samples` of them from this session.
-    let save = |learner: &mut Learner, samples: usize, games: usize, seconds: f64| {
-        let state = &mut learner.state;
-        state.samples = samples_before + samples as u64;
-        state.steps = learner.trainer.step;
-        state.seconds = seconds;
-        state.bootstrap_games = Some(games as u64);
-        learner.save(&dir, &learner.meta(cfg, 0, run), &[])
-    };
-    // The warm start's learning curve: with `checkpoint_seconds`, each checkpoint 0 also
-    // leaves its network in `warm/<seconds>` (a second copy of a small file; the window
-    // and the optimizer stay in checkpoint 0 alone), for `arena --gauntlet <run>/warm`.
-    // Losing one costs a point of the curve, not the run: a warning.
-    let snapshot = |learner: &Learner, progress: &mut dyn Progress| {
-        if b.checkpoint_seconds == 0 {
-            return;
-        }
-        if let Err(e) = save_snapshot(learner, cfg, run, ckpt_dir) {
-            progress.message(&format!("warning: no warm-start snapshot: {e}"));
-        }
-    };
-    let mut all = Replay::new(usize::MAX);
-    progress.selfplay_started(0, b.games - first);
-    let (stats, play_secs) = if b.overlap {
-        // The engine on every core (a pool of its own: `teacher_chunks`) and the trainer
-        // on this thread beside it: the trainer needs a fraction of a core (a third in
-        // tsivy3's warm start), so a core of its own would idle the rest of the time.
-        let (tx, rx) = std::sync::mpsc::channel::<(Vec<Sample>, usize)>();
-        let (start, clock) = (&start, warm.clock);
-        let mut saved = std::time::Instant::now();
-        let result = std::thread::scope(|scope| {
-            let teacher = scope.spawn(move || {
-                let mut send = |s: Vec<Sample>, games: usize| {
-                    // The receiver lives until every chunk is in.
-                    let _ = tx.send((s, games));
-                };
-                let stats = crate::bootstrap::teacher_chunks(
-                    start,
-                    b,
-                    teacher_eval,
-                    first..b.games,
-                    max_turns,
-                    seed,
-                    &mut send,
-                );
-                (stats, clock.elapsed().as_secs_f64())
-            });
-            let mut failed = None;
-            for (samples, games) in &rx {
-                progress.game_finished(games - first);
-                all.extend(samples);
-                warm.train_to(&mut learner.trainer, &all, false, progress);
-                if b.checkpoint_seconds > 0
-                    && games < b.games
-                    && failed.is_none()
-                    && saved.elapsed().as_secs() >= b.checkpoint_seconds
-                {
-                    // Level with the games so far, so that the checkpoint owes nothing.
-                    warm.train_to(&mut learner.trainer, &all, true, progress);
-                    // The checkpoint's window: the run's (a resumed warm start's) and
-                    // then the newest of the games so far, as the final save will be.
-                    let w = cfg.train.replay_window;
-                    let mut window = Replay::new(w);
-                    window.extend(learner.replay.newest(w));
-                    window.extend(all.newest(w));
-                    let keep = std::mem::replace(&mut learner.replay, window);
-                    let r = save(learner, all.len(), games, warm.seconds());
-                    learner.replay = keep;
-                    match r {
-                        Ok(()) => {
-                            progress.message(&format!(
-                                "bootstrap: checkpoint 0 saved with {games} of {} games ({:.0} s)",
-                                b.games,
-                                warm.clock.elapsed().as_secs_f64()
-                            ));
-                            snapshot(learner, progress);
-                        }
-                        // Reported after the games (the engine's thread cannot be stopped
-                        // early); nothing is lost that the final save would not write.
-                        Err(e) => failed = Some(e),
-                    }
-                    saved = std::time::Instant::now();
-                }
-            }
-            let joined = teacher
-                .join()
-                .unwrap_or_else(|e| std::panic::resume_unwind(e));
-            match failed {
-                Some(e) => Err(e),
-                None => Ok(joined),
-            }
-        });
-        result?
-    } else {
-        let mut samples = Vec::new();
-        let stats = crate::bootstrap::teacher_chunks(
-            &start,
-            b,
-            teacher_eval,
-            first..b.games,
-            max_turns,
-            seed,
-            &mut |s, n| {
-                samples.extend(s);
-                progress.game_finished(n - first);
-            },
-        );
-        all.extend(samples);
-        (stats, warm.clock.elapsed().as_secs_f64())
-    };
-    progress.selfplay_finished();
-    progress.message(&format!(
-        "bootstrap: {} games of ab:depth={}{}{} ({} turns, up to {} random first, then {:.0}% random; White {}, Black {}, draws {}), {} samples in {:.0} s",
-        stats.games,
-        b.depth,
-        if b.ab_eval.is_empty() {
-            String::new()
-        } else {
-            format!(",eval={}", b.ab_eval)
-        },
-        if first > 0 {
-            format!(" (games {first} to {})", b.games)
-        } else {
-            String::new()
-        },
-        stats.turns,
-        b.opening_turns,
-        100.0 * b.explore,
-        stats.white,
-        stats.black,
-        stats.draws,
-        all.len(),
-        play_secs
-    ));
-    warm.train_to(&mut learner.trainer, &all, true, progress);
-    let steps = warm.done;
-    progress.message(&format!(
-        "bootstrap: {steps} steps, done in {:.0} s",
-        warm.clock.elapsed().as_secs_f64()
-    ));
-    if cfg.train.teacher_share > 0.0 {
-        learner.teacher.extend(all.newest(cfg.train.teacher_window));
-        let path = ckpt_dir.join(TEACHER_FILE);
-        records::write_samples(&path, cfg.variant(), learner.teacher.samples.iter())?;
-    }
-    let (seconds, n) = (warm.seconds(), all.len());
-    learner.replay.extend(all.samples);
-    save(learner, n, b.games, seconds)?;
-    snapshot(learner, progress);
-    Ok(dir)
-}
-
-/// The folder of a run's warm-start snapshots (see `bootstrap.checkpoint_seconds`).
-pub const WARM_DIR: &str = "warm";
-
-/// Saves the learner's network, meta and `state.json` (no optimizer, no window) into
-/// `<run>/warm/<seconds>`, its seconds of training zero-padded so that the names sort as
-/// the times do.
-fn save_snapshot(
-    learner: &Learner,
-    cfg: &TrainConfig,
-    run: &str,
-    ckpt_dir: &Path,
-) -> Result<(), TrainError> {
-    let dir = ckpt_dir
-        .join(WARM_DIR)
-        .join(format!("{:06}", learner.state.whole_seconds()));
-    checkpoint::save_with(
-        &dir,
-        &learner.trainer.inference_net(),
-        None,
-        &learner.meta(cfg, 0, run),
-        &[(RunState::FILE, &learner.state.to_json())],
-    )?;
-    Ok(())
-}
-
-/// The teacher window's file in a run's checkpoint folder (beside the generations: it
-/// does not change once written).
-pub const TEACHER_FILE: &str = "teacher.bin";
-
-/// Fills the teacher window of a resumed run (`train.teacher_share`) from the run's
-/// `teacher.bin`, or, for a run whose warm start kept none (one begun without the
-/// option), plays `bootstrap.games` of the engine's games afresh and keeps their newest
-/// samples there (not trained on first: they only enter the batches' mix).
-fn teacher_window(
-    cfg: &TrainConfig,
-    teacher_eval: &selfplay::AbEval,
-    learner: &mut Learner,
-    run_dir: &Path,
-    progress: &mut dyn Progress,
-) -> Result<(), TrainError> {
-    let path = run_dir.join(TEACHER_FILE);
-    let variant = cfg.variant();
-    if path.exists() {
-        learner
-            .teacher
-            .extend(records::read_samples(&path, variant)?);
-    } else {
-        let b = &cfg.bootstrap;
-        progress.message(&format!(
-            "no teacher window in {}: playing {} games of ab:depth={} for train.teacher_share",
-            path.display(),
-            b.games,
-            b.depth
-        ));
-        let clock = std::time::Instant::now();
-        let start = Position::start(variant, cfg.rule_options());
-        let seed = generation_seed(cfg, 0) ^ 0x7EAC;
-        progress.selfplay_started(0, b.games);
-        let (samples, _) = crate::bootstrap::teacher_samples(
-            &start,
-            b,
-            teacher_eval,
-            cfg.selfplay.max_decisions,
-            seed,
-            &mut |n| progress.game_finished(n),
-        );
-        progress.selfplay_finished();
-        learner.teacher.extend(samples);
-        records::write_samples(&path, variant, learner.teacher.samples.iter())?;
-        progress.message(&format!(
-            "teacher window: {} samples in {:.0} s",
-            learner.teacher.len(),
-            clock.elapsed().as_secs_f64()
-        ));
-    }
-    Ok(())
-}
-
-/// The warm start's optimizer: `epochs` passes over the samples it has been given.
-struct WarmTrainer<'a> {
-    cfg: &'a TrainConfig,
-    rng: SmallRng,
-    clock: std::time::Instant,
-    /// The run's seconds before this session's part of the warm start.
-    seconds_before: f64,
-    /// Steps taken.
-    done: usize,
-    /// Losses since the last progress line.
-    losses: Vec<Losses>,
-}
-
-impl WarmTrainer<'_> {
-    /// The run's seconds: those before and this session's.
-    fn seconds(&self) -> f64 {
-        self.seconds_before + self.clock.elapsed().as_secs_f64()
-    }
-
-    /// Steps `trainer` up to `epochs` passes over `all` (rounded down until a `last` call,
-    /// so that the total is `ceil(epochs * samples / batch_size)` however the samples
-    /// came), with a progress line and a new learning rate every 500 steps.
-    fn train_to(
-        &mut self,
-        trainer: &mut Trainer,
-        all: &Replay,
-        last: bool,
-        progress: &mut dyn Progress,
-    ) {
-        let batch = self.cfg.train.batch_size;
-        if all.len() < batch {
-            return;
-        }
-        let passes = self.cfg.bootstrap.epochs as f64 * all.len() as f64 / batch as f64;
-        let target = if last { passes.ceil() } else { passes.floor() } as usize;
-        while self.done < target {
-            let k = (target - self.done).min(500 - self.done % 500);
-            let lr = self.cfg.lr_at(0, self.seconds());
-            let cfg = self.cfg;
-            self.losses
-                .extend(train_steps(trainer, all, None, cfg, k, lr, &mut self.rng));
-            self.done += k;
-            if self.done.is_multiple_of(500) || (last && self.done == target) {
-                let o = ownership_loss(&self.losses);
-                progress.message(&format!(
-                    "bootstrap: step {}, {} samples, loss p {:.3} v {:.3}{}, lr {lr:.5} ({:.0} s)",
-                    self.done,
-                    all.len(),
-                    mean(self.losses.iter().map(|l| l.policy)),
-                    mean(self.losses.iter().map(|l| l.value)),
-                    if o.is_finite() {
-                        format!(" o {o:.3}")
-                    } else {
-                        String::new()
-                    },
-                    self.clock.elapsed().as_secs_f64()
-                ));
-                self.losses.clear();
-            }
-        }
-    }
-}
-
 /// Self-play of generation `g` with the network in `eval`, from the positions of `book`
 /// (`selfplay.book`) or else the start position.
 #[allow(clippy::too_many_arguments)]
@@ -1098,7 +787,7 @@ fn train_on_window(
 
 /// `steps` optimizer steps on random batches of `replay`, `train.teacher_share` of each
 /// drawn from `teacher` when it holds samples: their losses.
-fn train_steps(
+pub(crate) fn train_steps(
     trainer: &mut Trainer,
     replay: &Replay,
     teacher: Option<&Replay>,
@@ -1124,11 +813,11 @@ fn train_steps(
 }
 
 /// The mean ownership loss of the steps that trained it (NaN when none did).
-fn ownership_loss(losses: &[Losses]) -> f64 {
+pub(crate) fn ownership_loss(losses: &[Losses]) -> f64 {
     mean(losses.iter().map(|l| l.ownership).filter(|x| x.is_finite()))
 }
 
-fn mean(v: impl Iterator<Item = f32>) -> f64 {
+pub(crate) fn mean(v: impl Iterator<Item = f32>) -> f64 {
     let (s, n) = v.fold((0.0f64, 0usize), |(s, n), x| (s + x as f64, n + 1));
     if n == 0 { f64::NAN } else { s / n as f64 }
 }
@@ -1286,9 +975,28 @@ fn read_ab_eval(cfg: &TrainConfig, key: &str, path: &str) -> Result<selfplay::Ab
     if path.is_empty() {
         return Ok(None);
     }
-    fanorona_search::LearnedEval::read(Path::new(path), cfg.variant())
+    let named = |e: &dyn std::fmt::Display| TrainError::Eval(format!("{key} = \"{path}\": {e}"));
+    let file = checkpoint::eval_path(Path::new(path), cfg.variant()).map_err(|e| named(&e))?;
+    fanorona_search::LearnedEval::read(&file, cfg.variant())
         .map(|e| Some(std::sync::Arc::new(e)))
-        .map_err(|e| TrainError::Eval(format!("{key} = \"{path}\": {e}")))
+        .map_err(|e| named(&e))
+}
+
+/// The learned evaluation that the run's players search with, as its file's bytes: the
+/// self-play searches' (`selfplay.ab_eval`), else the warm start's teacher's
+/// (`bootstrap.ab_eval`). Every checkpoint carries it as [`checkpoint::EVAL_FILE`], so
+/// that `mcts:ckpt=DIR` plays with the evaluation the network learned beside.
+pub(crate) fn players_eval_file(cfg: &TrainConfig) -> Result<Option<Vec<u8>>, TrainError> {
+    let (key, name) = if !cfg.selfplay.ab_eval.is_empty() {
+        ("selfplay.ab_eval", &cfg.selfplay.ab_eval)
+    } else if !cfg.bootstrap.ab_eval.is_empty() {
+        ("bootstrap.ab_eval", &cfg.bootstrap.ab_eval)
+    } else {
+        return Ok(None);
+    };
+    let named = |e: &dyn std::fmt::Display| TrainError::Eval(format!("{key} = \"{name}\": {e}"));
+    let file = checkpoint::eval_path(Path::new(name), cfg.variant()).map_err(|e| named(&e))?;
+    std::fs::read(&file).map(Some).map_err(|e| named(&e))
 }
 
 /// The book at `path` (the config's `key`; empty: none), checked against the run's variant.
@@ -1305,9 +1013,10 @@ fn read_book(
         .map_err(|e| TrainError::Book(format!("{key}: {e}")))
 }
 
-/// The network (with MCTS) against the configured alpha-beta opponent: score in [0, 1].
-/// Game `i` starts from the traditional opening `(i / 2) % 5` or from book position
-/// `i / 2`, the network White in even games.
+/// The network (with MCTS) against the configured alpha-beta opponent, a match of the
+/// arena ([`fanorona_arena::play_pairings_with`]): score in [0, 1]. Game `i` starts from
+/// the traditional opening `(i / 2) % 5` or from book position `i / 2`, the network White
+/// in even games.
 fn arena_score(
     cfg: &TrainConfig,
     trainer: &Trainer,
@@ -1316,57 +1025,61 @@ fn arena_score(
     seed: u64,
     book: Option<&[Position]>,
 ) -> Result<f64, TrainError> {
-    use fanorona_search::{AbConfig, AbPlayer, Limits, Player, play_game};
+    use fanorona_arena::{ArenaConfig, ArenaError, Format, Openings, play_pairings_with};
+    use fanorona_search::{AbConfig, AbPlayer, Limits, Player};
     let depth = cfg.run.arena_ab_depth.max(1);
-    let start = Position::start(variant, cfg.rule_options());
-    let openings = start.turns(TurnMode::Distinct);
-    let eval = NetEvaluator::new(
-        trainer.inference_net(),
-        device.clone(),
+    let specs = ["net".to_string(), format!("ab:depth={depth}")];
+    let arena = ArenaConfig {
         variant,
-        false,
+        rules: cfg.rule_options(),
+        openings: book.map_or(Openings::Traditional, |b| Openings::Book(b.to_vec())),
+        format: Format::Riatras,
+        games: cfg.run.arena_games.max(1),
+        threads: 1,
         seed,
-    );
-    let mut net = fanorona_nn::MctsPlayer::new(
-        eval,
-        fanorona_search::MctsConfig::default(),
-        cfg.run.arena_sims,
-        "net",
-        seed,
-    );
-    let mut ab = AbPlayer::new(
-        AbConfig {
-            hash_mb: 8,
-            ..AbConfig::default()
-        },
-        Limits {
-            depth: Some(depth),
-            ..Limits::default()
-        },
-        format!("ab:depth={depth}"),
-    );
-    let mut points = 0.0;
-    let n = cfg.run.arena_games.max(1);
-    for i in 0..n {
-        let (from, first) = match book {
-            Some(b) => (b[(i / 2) % b.len()], None),
-            None => (start, Some(&openings[(i / 2) % openings.len()])),
-        };
-        let net_white = i.is_multiple_of(2);
-        let (w, b): (&mut dyn Player, &mut dyn Player) = if net_white {
-            (&mut net, &mut ab)
+        max_turns: 400,
+        out: None,
+        device: device.clone(),
+    };
+    // The network being trained is no checkpoint a spec could name: the players are made
+    // here, the network's from its weights in memory.
+    let net = std::sync::Mutex::new(trainer.inference_net());
+    let make = |k: usize, _: u64| -> Result<Box<dyn Player>, ArenaError> {
+        Ok(if k == 0 {
+            let net = net.lock().expect("no thread panicked holding it").clone();
+            let eval = NetEvaluator::new(net, device.clone(), variant, false, seed);
+            Box::new(fanorona_nn::MctsPlayer::new(
+                eval,
+                fanorona_search::MctsConfig::default(),
+                cfg.run.arena_sims,
+                "net",
+                seed,
+            ))
         } else {
-            (&mut ab, &mut net)
-        };
-        let o = play_game(w, b, from, first, 400)?.outcome;
-        let me = if net_white {
-            Color::White
-        } else {
-            Color::Black
-        };
-        points += (o.score_for(me) as f64 + 1.0) / 2.0;
-    }
-    Ok(points / n as f64)
+            Box::new(AbPlayer::new(
+                AbConfig {
+                    hash_mb: 8,
+                    ..AbConfig::default()
+                },
+                Limits {
+                    depth: Some(depth),
+                    ..Limits::default()
+                },
+                specs[1].clone(),
+            ))
+        })
+    };
+    let records = play_pairings_with(&arena, &specs, &[(0, 1)], &make, &|_, _, _| {}, None)
+        .map_err(|e| TrainError::Arena(e.to_string()))?;
+    let points: f64 = records
+        .iter()
+        .map(|r| match (r.result.as_str(), r.white == specs[0]) {
+            ("draw", _) => 0.5,
+            ("white", true) | ("black", false) => 1.0,
+            _ => 0.0,
+        })
+        .sum();
+    Ok(points / records.len().max(1) as f64)
 }
 
 /// Makes sure `G` is usable by self-play (compile-time check for both game types).

@@ -5,8 +5,7 @@ use crate::records::{GAME_VERSION, GameRecord, Sample, ownership_targets};
 use fanorona_nn::NetEvaluator;
 use fanorona_rules::{Color, Game, History, Outcome};
 use fanorona_search::{
-    AbBlend, BlendConfig, Evaluator, GuardConfig, GumbelConfig, Leaf, LearnedEval, Mcts,
-    MctsConfig, TurnGuard, next_actions, wdl_index,
+    AbBlend, Evaluator, Leaf, LearnedEval, Mcts, TurnGuard, next_actions, wdl_index,
 };
 use fanorona_sim::{Encode, frame_action};
 use rand::rngs::SmallRng;
@@ -161,31 +160,6 @@ struct Slot<G> {
     guard_due: bool,
 }
 
-fn mcts_config(cfg: &TrainConfig) -> MctsConfig {
-    let s = &cfg.selfplay;
-    MctsConfig {
-        c_puct: s.c_puct,
-        fpu_reduction: s.fpu_reduction,
-        dirichlet_alpha: s.dirichlet_alpha,
-        dirichlet_epsilon: if s.gumbel { 0.0 } else { s.dirichlet_epsilon },
-        batch: s.leaves_per_game,
-        gumbel: s.gumbel.then_some(GumbelConfig {
-            max_actions: s.gumbel_actions,
-            ..GumbelConfig::default()
-        }),
-        free_chain_steps: s.free_chain_steps,
-        pass_forced: s.pass_forced,
-        solver: s.solver,
-        forced_playouts: s.forced_playouts,
-        minimax_weight: s.minimax_weight,
-        // 1 unless the config says otherwise: the players' default (3) was measured in
-        // play with fixed networks, not as a self-play setting.
-        policy_temperature: s.policy_temperature,
-        // Both sides of a self-play game are the same player: no contempt.
-        contempt: 0.0,
-    }
-}
-
 impl<G: Encode> Slot<G> {
     /// A game from one of `starts` (drawn at random when there are several).
     fn new(starts: &[Start<G>], cfg: &TrainConfig, seed: u64, number: usize) -> Slot<G> {
@@ -199,7 +173,7 @@ impl<G: Encode> Slot<G> {
         let (game, actions, moves) = random_opening(start, turns, &mut rng);
         let mut s = Slot {
             number,
-            tree: Mcts::new(game, mcts_config(cfg), seed),
+            tree: Mcts::new(game, cfg.selfplay.search().mcts, seed),
             pending: Vec::new(),
             opening: actions.len(),
             actions,
@@ -270,9 +244,8 @@ impl<G: Encode> Slot<G> {
         let Some(pos) = self.tree.root_game().as_fanorona() else {
             return;
         };
-        let cfg = GuardConfig {
-            depth: sp.guard,
-            margin: sp.guard_margin,
+        let Some(cfg) = sp.search().guard else {
+            return;
         };
         let sound = GUARD.with_borrow_mut(|g| {
             let g = match g {
@@ -335,7 +308,7 @@ thread_local! {
     static BLEND: std::cell::RefCell<Option<(AbBlend<()>, AbEval)>> = const { std::cell::RefCell::new(None) };
 }
 
-/// Mixes an alpha-beta search's value into each leaf's (`selfplay.blend_depth`), the
+/// Mixes an alpha-beta search's value into each leaf's (`selfplay.blend`), the
 /// searches spread over the threads.
 fn blend_values<G: Encode>(
     games: &[&G],
@@ -343,10 +316,8 @@ fn blend_values<G: Encode>(
     sp: &SelfPlayConfig,
     learned: &AbEval,
 ) {
-    let cfg = BlendConfig {
-        depth: sp.blend_depth,
-        weight: sp.blend_weight,
-        ..BlendConfig::default()
+    let Some(cfg) = sp.search().blend else {
+        return;
     };
     games.par_iter().zip(wdl.par_iter_mut()).for_each(|(g, v)| {
         let Some(pos) = g.as_fanorona() else { return };
@@ -425,7 +396,7 @@ impl<G: Encode> Group<G> {
             &mut self.priors[..total],
             &mut self.wdl[..total],
         );
-        if sp.blend_depth > 0 {
+        if sp.blend > 0 {
             blend_values(&games_ref, &mut self.wdl[..total], sp, learned);
         }
     }
@@ -459,8 +430,7 @@ impl<G: Encode> Group<G> {
 
 /// Plays `games` self-play games, each from one of `starts` (at least one; drawn at random
 /// per game), `games_in_flight` at a time, each network call serving the leaves of every
-/// game in flight (with `selfplay.pipeline`, of half of them: the two halves take turns,
-/// one's tree work beside the other's network call). `on_game` is called after every
+/// game in flight. `on_game` is called after every
 /// finished game with the number finished so far.
 ///
 /// With several `selfplay.workers`, game `n` is played by worker `n % workers`, each
@@ -588,8 +558,7 @@ fn play_games<G: Encode + Sync>(
     let mut stats = SelfPlayStats::default();
     let games = numbers.len();
     let in_flight = games.min(in_flight);
-    let halves = if sp.pipeline && in_flight >= 2 { 2 } else { 1 };
-    let mut groups: Vec<Group<G>> = (0..halves).map(|_| Group::new()).collect();
+    let mut group: Group<G> = Group::new();
     let new_slot = |i: usize| {
         let n = numbers[i];
         Slot::new(
@@ -601,7 +570,7 @@ fn play_games<G: Encode + Sync>(
     };
     let mut started = 0usize;
     while started < in_flight {
-        groups[started % halves].slots.push(new_slot(started));
+        group.slots.push(new_slot(started));
         started += 1;
     }
     let mut finished = Vec::new();
@@ -641,32 +610,12 @@ fn play_games<G: Encode + Sync>(
         }
     };
     let per = sp.leaves_per_game;
-    match &mut groups[..] {
-        [g] => {
-            while !g.slots.is_empty() {
-                g.gather(per, sp, learned);
-                g.evaluate(eval, sp, learned);
-                g.deliver();
-                settle(g);
-            }
-        }
-        [a, b] => {
-            // `x` has gathered leaves for the network, `y` has evaluated ones to back up.
-            let (mut x, mut y) = (a, b);
-            x.gather(per, sp, learned);
-            while !x.slots.is_empty() || !y.slots.is_empty() {
-                std::thread::scope(|scope| {
-                    let ev = &mut *eval;
-                    let xr = &mut *x;
-                    scope.spawn(move || xr.evaluate(ev, sp, learned));
-                    y.deliver();
-                    settle(y);
-                    y.gather(per, sp, learned);
-                });
-                std::mem::swap(&mut x, &mut y);
-            }
-        }
-        _ => unreachable!("one or two groups"),
+    let g = &mut group;
+    while !g.slots.is_empty() {
+        g.gather(per, sp, learned);
+        g.evaluate(eval, sp, learned);
+        g.deliver();
+        settle(g);
     }
     stats.calls = eval.calls - calls0;
     stats.evals = eval.positions - evals0;

@@ -20,7 +20,7 @@ fn tiny(variant: &str, generations: u64) -> TrainConfig {
         format!("run.generations={generations}"),
     ]
     .into();
-    TrainConfig::load(None, &set).unwrap()
+    TrainConfig::parse("<defaults>", "", &set).unwrap()
 }
 
 /// [`tiny`] with a warm start of 4 games of `ab:depth=1`, one pass.
@@ -300,7 +300,7 @@ fn trains_the_vela_kely_game_on_dimy() {
     ]
     .map(String::from)
     .into();
-    let cfg = TrainConfig::load(None, &set).unwrap();
+    let cfg = TrainConfig::parse("<defaults>", "", &set).unwrap();
     let rules = cfg.rule_options();
     assert_eq!(rules.vela, Some(fanorona_rules::Color::Black));
     assert_eq!(rules.vela_form, fanorona_rules::VelaForm::Kely);
@@ -321,7 +321,7 @@ fn trains_the_vela_kely_game_on_dimy() {
     assert_eq!(window[0].planes, planes);
     // Bad vela settings are refused with the key named.
     for bad in ["rules.vela=green", "rules.vela_form=petit"] {
-        let e = TrainConfig::load(None, &[bad.to_string()]).unwrap_err();
+        let e = TrainConfig::parse("<defaults>", "", &[bad.to_string()]).unwrap_err();
         assert!(e.to_string().contains("vela"), "{e}");
     }
     std::fs::remove_dir_all(&root).ok();
@@ -341,59 +341,6 @@ fn trains_in_turn_without_overlap() {
     assert_eq!(s.state.steps, 0);
     assert_eq!(s.state.untrained_samples, s.state.samples);
     std::fs::remove_dir_all(&root).ok();
-}
-
-#[test]
-fn pipelined_self_play_plays_the_same_games_in_two_halves() {
-    // selfplay.pipeline: the games in flight split in two halves whose network calls take
-    // turns. Each game's search sees the same evaluations, so with as many games as are in
-    // flight (no game's seed depends on which finished first) the games are the same ones,
-    // each call holds fewer of the leaves, and a run is reproducible.
-    let device = Device::flex();
-    let net = fanorona_train::run::net_config(&tiny("dimy", 1)).init(&device);
-    let play = |pipeline: bool, games: usize| {
-        let mut cfg = tiny("dimy", 1);
-        cfg.selfplay.pipeline = pipeline;
-        cfg.selfplay.workers = 1; // one stream of calls against the two halves'
-        cfg.selfplay.games_in_flight = 6;
-        let mut eval =
-            fanorona_nn::NetEvaluator::new(net.clone(), device.clone(), cfg.variant(), false, 7);
-        let start = fanorona_rules::Position::start(cfg.variant(), cfg.rule_options());
-        let mut seen = 0;
-        let (g, stats) = fanorona_train::selfplay::play(
-            &[(start, None)],
-            &cfg,
-            &mut eval,
-            &None,
-            games,
-            1,
-            7,
-            &mut |n| seen = n,
-        );
-        assert_eq!(seen, games);
-        let mut actions: Vec<Vec<u16>> = g.iter().map(|f| f.record.actions.clone()).collect();
-        actions.sort();
-        (actions, stats)
-    };
-    let (plain, plain_stats) = play(false, 6);
-    let (piped, piped_stats) = play(true, 6);
-    assert_eq!(plain, piped);
-    assert_eq!(plain_stats.evals, piped_stats.evals);
-    // Fewer leaves a call. How many fewer depends on the games, which vary from one test
-    // process to the next (145 calls against 110 in one full-suite run, over 1.5 times
-    // as many in others): only the direction is a property of the option.
-    assert!(
-        piped_stats.calls > plain_stats.calls,
-        "{} calls against {}",
-        piped_stats.calls,
-        plain_stats.calls
-    );
-    // More games than in flight: every one is played, and the same seed plays them again.
-    let (a, _) = play(true, 14);
-    let (b, _) = play(true, 14);
-    assert_eq!(a.len(), 14);
-    assert!(a.iter().all(|g| !g.is_empty()));
-    assert_eq!(a, b);
 }
 
 fn eval_on_cpu(net: &fanorona_nn::Net, device: &Device) -> bool {
@@ -460,18 +407,6 @@ fn self_play_workers_play_the_games_one_worker_plays() {
     assert_eq!(play(3, 14).0, three);
     // More workers than games: one a game.
     assert_eq!(sorted(play(8, 2).0), sorted(play(1, 2).0));
-    // With the pipeline, one worker: `0` is accepted, more are refused.
-    let e = TrainConfig::load(
-        None,
-        &[
-            "selfplay.pipeline=true".to_string(),
-            "selfplay.workers=2".to_string(),
-        ],
-    )
-    .unwrap_err();
-    assert!(e.to_string().contains("selfplay.workers"), "{e}");
-    let c = TrainConfig::load(None, &["selfplay.pipeline=true".to_string()]).unwrap();
-    assert_eq!(c.selfplay.worker_count(true), 1);
     // Automatic: one a core on the CPU, one on a GPU.
     let c = TrainConfig::default();
     assert_eq!(c.selfplay.worker_count(true), rayon::current_num_threads());
@@ -531,7 +466,8 @@ fn drawish_searches_adjudicate_a_draw_and_check_games_measure_it() {
             .collect::<Vec<_>>()
     };
     assert_eq!(actions(&off), actions(&games));
-    let e = TrainConfig::load(None, &["selfplay.draw_value=2".to_string()]).unwrap_err();
+    let e =
+        TrainConfig::parse("<defaults>", "", &["selfplay.draw_value=2".to_string()]).unwrap_err();
     assert!(e.to_string().contains("draw_value"), "{e}");
 }
 
@@ -587,20 +523,25 @@ fn value_targets_mix_the_result_with_the_search() {
         .filter(|s| s.wdl.iter().all(|&x| x < 1.0 - 1e-6))
         .count();
     assert!(soft > 0);
-    let e = TrainConfig::load(None, &["selfplay.value_q_weight=1.5".to_string()]).unwrap_err();
+    let e = TrainConfig::parse(
+        "<defaults>",
+        "",
+        &["selfplay.value_q_weight=1.5".to_string()],
+    )
+    .unwrap_err();
     assert!(e.to_string().contains("value_q_weight"), "{e}");
 }
 
 #[test]
 fn blended_self_play_searches_with_alpha_beta_values() {
-    // selfplay.blend_depth=1: leaf values are half the network's, half a one-turn
+    // selfplay.blend=1: leaf values are half the network's, half a one-turn
     // alpha-beta search's. Same seeds and network, so every difference in the searches'
     // policies comes from the blended values.
     let device = Device::flex();
     let net = fanorona_train::run::net_config(&tiny("dimy", 1)).init(&device);
     let play = |depth: u32| {
         let mut cfg = tiny("dimy", 1);
-        cfg.selfplay.blend_depth = depth;
+        cfg.selfplay.blend = depth;
         let mut eval =
             fanorona_nn::NetEvaluator::new(net.clone(), device.clone(), cfg.variant(), false, 7);
         let start = fanorona_rules::Position::start(cfg.variant(), cfg.rule_options());
@@ -632,18 +573,23 @@ fn blended_self_play_searches_with_alpha_beta_values() {
     }
     assert_ne!(p, b, "the blended values changed no search");
     for (set, want) in [
-        ("selfplay.blend_depth=9", "blend_depth"),
-        ("selfplay.blend_weight=2", "blend_weight"),
+        ("selfplay.blend=9", "selfplay.blend"),
+        ("selfplay.blend_depth=9", "selfplay.blend"),
+        ("selfplay.blend_weight=2", "selfplay.blend_weight"),
     ] {
-        let e = TrainConfig::load(None, &[set.to_string()]).unwrap_err();
+        let set = [set.to_string(), "selfplay.blend=1".to_string()];
+        let set = if set[0].starts_with("selfplay.blend_weight") {
+            &set[..]
+        } else {
+            &set[..1]
+        };
+        let e = TrainConfig::parse("<defaults>", "", set).unwrap_err();
         assert!(e.to_string().contains(want), "{e}");
     }
-    let e = TrainConfig::load(
-        None,
-        &[
-            "variant=telo".to_string(),
-            "selfplay.blend_depth=1".to_string(),
-        ],
+    let e = TrainConfig::parse(
+        "<defaults>",
+        "",
+        &["variant=telo".to_string(), "selfplay.blend=1".to_string()],
     )
     .unwrap_err();
     assert!(e.to_string().contains("telo"), "{e}");
@@ -667,7 +613,7 @@ fn self_play_searches_with_a_learned_evaluation_when_one_is_named() {
     let net = fanorona_train::run::net_config(&tiny("dimy", 1)).init(&device);
     let play = |ab_eval: &fanorona_train::selfplay::AbEval| {
         let mut cfg = tiny("dimy", 1);
-        cfg.selfplay.blend_depth = 2;
+        cfg.selfplay.blend = 2;
         cfg.selfplay.blend_weight = 1.0;
         // One worker: the searches run on the caller's pool, whose thread outlives a call.
         cfg.selfplay.workers = 1;
@@ -706,11 +652,12 @@ fn self_play_searches_with_a_learned_evaluation_when_one_is_named() {
 
     // Without a search to use it, the key is an error; a missing file or another
     // board's evaluation stops the run before it plays, naming the key and the file.
-    let e = TrainConfig::load(None, &["selfplay.ab_eval=eval.txt".to_string()]).unwrap_err();
+    let e = TrainConfig::parse("<defaults>", "", &["selfplay.ab_eval=eval.txt".to_string()])
+        .unwrap_err();
     assert!(e.to_string().contains("selfplay.ab_eval"), "{e}");
     let root = tmp("ab-eval");
     let mut cfg = tiny("dimy", 1);
-    cfg.selfplay.blend_depth = 1;
+    cfg.selfplay.blend = 1;
     cfg.selfplay.ab_eval = root.join("nope.txt").display().to_string();
     let e = train(&options(cfg.clone(), &root, "m"), &mut Quiet).unwrap_err();
     assert!(matches!(e, TrainError::Eval(_)), "{e}");
@@ -733,7 +680,12 @@ fn self_play_searches_with_a_learned_evaluation_when_one_is_named() {
 
     // bootstrap.ab_eval, the warm start's teacher: the same checks, and a warm start
     // with the right board's file runs (the bootstrap module's tests show what it changes).
-    let e = TrainConfig::load(None, &["bootstrap.ab_eval=eval.txt".to_string()]).unwrap_err();
+    let e = TrainConfig::parse(
+        "<defaults>",
+        "",
+        &["bootstrap.ab_eval=eval.txt".to_string()],
+    )
+    .unwrap_err();
     assert!(e.to_string().contains("bootstrap.ab_eval"), "{e}");
     let mut cfg = tiny("dimy", 1);
     cfg.bootstrap.games = 2;
@@ -796,7 +748,12 @@ fn forced_playouts_change_the_self_play_searches_and_targets_stay_distributions(
         assert!(policy.iter().all(|&(_, x)| x > 0.0), "{policy:?}");
     }
     assert_ne!(p, f, "forced playouts changed no search");
-    let e = TrainConfig::load(None, &["selfplay.forced_playouts=-1".to_string()]).unwrap_err();
+    let e = TrainConfig::parse(
+        "<defaults>",
+        "",
+        &["selfplay.forced_playouts=-1".to_string()],
+    )
+    .unwrap_err();
     assert!(e.to_string().contains("forced_playouts"), "{e}");
 }
 
@@ -953,7 +910,8 @@ fn an_ownership_head_trains_from_the_warm_start_on_and_resumes() {
     assert!(net.has_ownership());
     let plain = fanorona_train::run::net_config(&tiny("dimy", 1));
     assert!(fanorona_nn::checkpoint::load(&ck, &Device::flex(), None, Some(&plain)).is_err());
-    let e = TrainConfig::load(None, &["train.ownership_weight=-1".to_string()]).unwrap_err();
+    let e = TrainConfig::parse("<defaults>", "", &["train.ownership_weight=-1".to_string()])
+        .unwrap_err();
     assert!(e.to_string().contains("ownership_weight"), "{e}");
     std::fs::remove_dir_all(&root).ok();
 }
@@ -1123,7 +1081,7 @@ fn guarded_self_play_plays_only_the_turns_the_guard_keeps() {
             .collect::<Vec<_>>()
     };
     assert_eq!(actions(&again), actions(&guarded));
-    let e = TrainConfig::load(None, &["selfplay.guard=1".to_string()]).unwrap_err();
+    let e = TrainConfig::parse("<defaults>", "", &["selfplay.guard=1".to_string()]).unwrap_err();
     assert!(e.to_string().contains("guard"), "{e}");
 }
 

@@ -5,10 +5,11 @@
 //! `blend=0`: `blend=D` searches D turns, `blend_weight=W` sets the search's share,
 //! `blend_scale=S` the score in hundredths of a piece that counts as a 73 % win),
 //! `mcts:guard=4` (only turns a 4-turn alpha-beta search scores within `guard_margin=`
-//! hundredths of a piece of the best, default 50; without `guard=`, [`default_guard`]:
-//! on a clock the best turns only, as deep as the time allows; otherwise 8 turns;
-//! `guard=0`: every turn). One parser,
-//! used by the arena and by every command that names an engine.
+//! hundredths of a piece of the best, default 50; without `guard=`,
+//! [`GuardConfig::player`]: on a clock the best turns only, as deep as the time allows;
+//! otherwise 8 turns; `guard=0`: every turn). The search's settings and their ranges are
+//! [`fanorona_search::settings`]'s, the same as the training config's `[selfplay]`. One parser and the one player factory, beside the players:
+//! the arena, `play`, `analyze` and `serve` all build their players here.
 
 /// A spec that cannot be used, with the reason (naming the spec).
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
@@ -21,29 +22,22 @@ fn input_err(e: impl std::fmt::Display) -> SpecError {
 
 type Result<T> = std::result::Result<T, SpecError>;
 
-use fanorona_nn::burn::module::Module;
-use fanorona_nn::burn::prelude::Device;
-use fanorona_nn::{MctsBudget, MctsPlayer, NetConfig, NetEvaluator, checkpoint};
+use crate::{MctsBudget, MctsPlayer, NetConfig, NetEvaluator, checkpoint};
+use burn::module::Module;
+use burn::prelude::Device;
 use fanorona_rules::Variant;
+use fanorona_search::settings::{MAX_GUARD_DEPTH, PLAYER_BLEND_DEPTH};
 use fanorona_search::{
     AbConfig, AbPlayer, BlendConfig, GuardConfig, LearnedEval, Limits, MctsConfig, Player,
-    RandomPlayer,
+    RandomPlayer, SearchSettings,
 };
 use std::sync::Arc;
 use std::time::Duration;
 
-/// The depth in turns of the alpha-beta search mixed into an `mcts` player's leaf values
-/// when its spec does not say (`blend=0`: the network's values alone). At 1 it halved the
-/// release tsivy network's blunders (experiments/search7); at 3 the tsivy network scores
-/// 8.5 points more than at 1 against `ab:depth=6` at 400 simulations, and the same at
-/// equal time (experiments/search8).
-pub const DEFAULT_BLEND_DEPTH: u32 = 3;
-
 /// Whether an `mcts` player mixes a shallow alpha-beta search into its leaf values.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub enum Blend {
-    /// The spec names none: a [`DEFAULT_BLEND_DEPTH`]-turn search, half the value, on
-    /// the boards alpha-beta plays (tsivy and dimy); none on telo.
+    /// The spec names none: the players' blend ([`BlendConfig::player`]).
     Default,
     /// `blend=0`: the network's values alone.
     Off,
@@ -55,54 +49,11 @@ impl Blend {
     /// The blend a player of `variant` searches with.
     pub fn config(self, variant: Variant) -> Option<BlendConfig> {
         match self {
-            Blend::Default => (variant != Variant::Telo).then(|| BlendConfig {
-                depth: DEFAULT_BLEND_DEPTH,
-                ..BlendConfig::default()
-            }),
+            Blend::Default => BlendConfig::player(variant),
             Blend::Off => None,
             Blend::On(b) => Some(b),
         }
     }
-}
-
-/// The deepest guard a spec may name (`guard=20`), and the default guard's limit on a
-/// clock, where the time decides how deep it judges. At 12, dimy's guard finished its
-/// 12-turn pass in about a fifth of a 50 ms turn and left the rest of its half unused
-/// (experiments/search12).
-pub const MAX_GUARD_DEPTH: u32 = 20;
-
-/// The default guard's depth in turns at a fixed number of simulations. 8 on both boards:
-/// on tsivy at 400 simulations it scores 65.2 % against `ab:depth=6` where 6 turns
-/// scored 61.2 % (+4.0 ± 4.0 points paired on the same book games, experiments/search12);
-/// on dimy 66.2 % against `ab:depth=4` (experiments/search9).
-pub const SIMS_GUARD_DEPTH: u32 = 8;
-
-/// The tactical guard of an `mcts` player whose spec names none (`guard=0`: none):
-/// the turns an alpha-beta search scores more than `margin` below the best are never
-/// chosen. Alpha-beta plays tsivy and dimy only: telo has none. At equal time a guard
-/// gains more than any other change of the search (experiments/guard1, search9,
-/// search10).
-///
-/// - On a clock (`timed`): as deep as its share of the turn's time allows, up to
-///   [`MAX_GUARD_DEPTH`], and only the turns it scores best (margin 0): the network
-///   breaks ties. In search10 at 50 ms a turn this scored 8.5 points more on tsivy than
-///   letting the network choose within half a piece.
-/// - At a fixed number of simulations: [`SIMS_GUARD_DEPTH`] turns deep (at 400
-///   simulations on tsivy its cost is lost in the step search's), within half a piece of
-///   the best: with 400 simulations the network's choice among the sound turns is worth
-///   more than alpha-beta's.
-pub fn default_guard(variant: Variant, timed: bool) -> Option<GuardConfig> {
-    let depth = match variant {
-        Variant::Telo => return None,
-        _ if timed => MAX_GUARD_DEPTH,
-        Variant::Tsivy | Variant::Dimy => SIMS_GUARD_DEPTH,
-    };
-    let margin = if timed {
-        0
-    } else {
-        GuardConfig::default().margin
-    };
-    Some(GuardConfig { depth, margin })
 }
 
 /// Which evaluation an `mcts` player's alpha-beta searches (its guard's and its blend's)
@@ -110,7 +61,7 @@ pub fn default_guard(variant: Variant, timed: bool) -> Option<GuardConfig> {
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum AbEval {
     /// The spec names none: the learned evaluation that comes with the network, the
-    /// [`RELEASE_EVAL_FILE`] of its checkpoint folder when there is one (the release
+    /// [`checkpoint::EVAL_FILE`] of its checkpoint folder when there is one (the release
     /// folders have one), else the hand-written evaluation.
     Default,
     /// `ab_eval=none`: the hand-written evaluation.
@@ -122,7 +73,7 @@ pub enum AbEval {
 /// Whether an `mcts` player chooses only among the turns an alpha-beta search finds sound.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Guard {
-    /// The spec names none: [`default_guard`] (on a clock or not).
+    /// The spec names none: the players' guard ([`GuardConfig::player`]).
     Default,
     /// `guard=0`: every legal turn.
     Off,
@@ -134,7 +85,7 @@ impl Guard {
     /// The guard a player of `variant` chooses with, on a clock or not (`timed`).
     pub fn config(self, variant: Variant, timed: bool) -> Option<GuardConfig> {
         match self {
-            Guard::Default => default_guard(variant, timed),
+            Guard::Default => GuardConfig::player(variant, timed),
             Guard::Off => None,
             Guard::On(g) => Some(g),
         }
@@ -167,15 +118,11 @@ pub enum EngineSpec {
         sims: u32,
         /// Time per turn (its decisions share it), as `ab:time=`.
         time: Option<Duration>,
-        /// The search's settings: `gumbel=true` (Gumbel root search), `free_chains=true`
-        /// (`MctsConfig::free_chain_steps`), `pass_forced=true` (`MctsConfig::pass_forced`),
-        /// `solver=true` (`MctsConfig::solver`), `minimax=ALPHA`
-        /// (`MctsConfig::minimax_weight`: 0.5 unless named; `minimax=0` searches on the
-        /// mean alone, as every `mcts:` player did before 2026-11-26), `c_puct=`, `fpu=`
-        /// (`fpu_reduction`), `ptemp=` (`policy_temperature`: 3 unless named), `contempt=`
-        /// (`MctsConfig::contempt`: 0 unless named), `batch=` (leaves per network call); the
-        /// rest as
-        /// `MctsConfig::default()`.
+        /// The search's settings: [`MctsConfig::player`] and what the spec changes:
+        /// `gumbel=true` (Gumbel root search), `solver=true` (`MctsConfig::solver`),
+        /// `minimax=ALPHA` (`MctsConfig::minimax_weight`), `c_puct=`, `fpu=`
+        /// (`fpu_reduction`), `ptemp=` (`policy_temperature`), `batch=` (leaves per
+        /// network call).
         search: MctsConfig,
         /// Seed (tie breaks, Gumbel noise).
         seed: u64,
@@ -204,27 +151,14 @@ pub enum NetSource {
     Dir(std::path::PathBuf),
 }
 
-/// The learned evaluation's file in a checkpoint folder (`checkpoints/release/<variant>/`
-/// has one): `ab:eval=release` reads the release folder's, and an `mcts` player whose
-/// network's folder has one searches with it unless its spec says `ab_eval=`.
-pub const RELEASE_EVAL_FILE: &str = "eval.txt";
-
 /// Reads a learned evaluation (`ab:eval=FILE`) for games of `variant`; `release` names
-/// the release folder's ([`RELEASE_EVAL_FILE`]).
+/// the release folder's ([`checkpoint::EVAL_FILE`]).
 ///
 /// # Errors
 /// A file that cannot be read, is not a learned evaluation, or is for another board,
 /// naming the file.
 pub fn load_learned(path: &std::path::Path, variant: Variant) -> Result<Arc<LearnedEval>> {
-    let release;
-    let path = if path.as_os_str() == "release" {
-        release = checkpoint::release_dir(variant)
-            .map_err(input_err)?
-            .join(RELEASE_EVAL_FILE);
-        release.as_path()
-    } else {
-        path
-    };
+    let path = &checkpoint::eval_path(path, variant).map_err(input_err)?;
     let named = |e: &dyn std::fmt::Display| {
         input_err(format!("learned evaluation {}: {e}", path.display()))
     };
@@ -386,112 +320,47 @@ impl EngineSpec {
                             search.gumbel = on.then(Default::default);
                         }
                         "seed" => seed = v.parse().map_err(|_| bad(k, v, "a number"))?,
-                        "free_chains" => {
-                            search.free_chain_steps =
-                                v.parse().map_err(|_| bad(k, v, "true or false"))?
-                        }
-                        "pass_forced" => {
-                            search.pass_forced =
-                                v.parse().map_err(|_| bad(k, v, "true or false"))?
-                        }
                         "solver" => {
                             search.solver = v.parse().map_err(|_| bad(k, v, "true or false"))?
                         }
                         "minimax" => {
-                            search.minimax_weight = v
-                                .parse()
-                                .ok()
-                                .filter(|w: &f32| (0.0..=1.0).contains(w))
-                                .ok_or_else(|| bad(k, v, "a weight from 0 to 1"))?
+                            search.minimax_weight =
+                                v.parse::<f32>().map_err(|_| bad(k, v, "a number"))?
                         }
                         "c_puct" => {
-                            search.c_puct = v
-                                .parse()
-                                .ok()
-                                .filter(|c: &f32| *c > 0.0 && c.is_finite())
-                                .ok_or_else(|| bad(k, v, "an exploration constant above 0"))?
+                            search.c_puct = v.parse::<f32>().map_err(|_| bad(k, v, "a number"))?
                         }
                         "fpu" => {
-                            search.fpu_reduction = v
-                                .parse()
-                                .ok()
-                                .filter(|f: &f32| (0.0..=2.0).contains(f))
-                                .ok_or_else(|| bad(k, v, "a first-play reduction from 0 to 2"))?
+                            search.fpu_reduction =
+                                v.parse::<f32>().map_err(|_| bad(k, v, "a number"))?
                         }
                         "ptemp" => {
-                            search.policy_temperature = v
-                                .parse()
-                                .ok()
-                                .filter(|t: &f32| MctsConfig::POLICY_TEMPERATURES.contains(t))
-                                .ok_or_else(|| bad(k, v, "a policy temperature from 0.1 to 10"))?
-                        }
-                        "contempt" => {
-                            search.contempt = v
-                                .parse()
-                                .ok()
-                                .filter(|c: &f32| MctsConfig::CONTEMPTS.contains(c))
-                                .ok_or_else(|| bad(k, v, "a draw's cost from -0.9 to 0.9"))?
+                            search.policy_temperature =
+                                v.parse::<f32>().map_err(|_| bad(k, v, "a number"))?
                         }
                         "batch" => {
-                            search.batch = v
-                                .parse()
-                                .ok()
-                                .filter(|b| (1..=256).contains(b))
-                                .ok_or_else(|| bad(k, v, "leaves per network call, 1 to 256"))?
+                            search.batch = v.parse::<usize>().map_err(|_| bad(k, v, "a number"))?
                         }
                         "blend" => {
-                            blend_depth =
-                                Some(v.parse().ok().filter(|d| (0..=8).contains(d)).ok_or_else(
-                                    || bad(k, v, "an alpha-beta depth of 0 (off) to 8"),
-                                )?)
+                            blend_depth = Some(v.parse::<u32>().map_err(|_| bad(k, v, "a number"))?)
                         }
                         "guard" => {
-                            guard_depth = Some(
-                                v.parse()
-                                    .ok()
-                                    .filter(|d| *d == 0 || (2..=MAX_GUARD_DEPTH).contains(d))
-                                    .ok_or_else(|| {
-                                        bad(
-                                            k,
-                                            v,
-                                            &format!(
-                                                "an alpha-beta depth of 2 to {MAX_GUARD_DEPTH}, or 0 (off)"
-                                            ),
-                                        )
-                                    })?,
-                            )
+                            guard_depth = Some(v.parse::<u32>().map_err(|_| bad(k, v, "a number"))?)
                         }
                         "guard_margin" => {
-                            guard_margin = Some(
-                                v.parse()
-                                    .ok()
-                                    .filter(|m| (0..=100_000).contains(m))
-                                    .ok_or_else(|| {
-                                        bad(k, v, "hundredths of a piece, 0 to 100000")
-                                    })?,
-                            )
+                            guard_margin =
+                                Some(v.parse::<i32>().map_err(|_| bad(k, v, "a number"))?)
                         }
                         "blend_weight" => {
-                            blend_weight = Some(
-                                v.parse()
-                                    .ok()
-                                    .filter(|w: &f32| (0.0..=1.0).contains(w))
-                                    .ok_or_else(|| bad(k, v, "a weight from 0 to 1"))?,
-                            )
+                            blend_weight =
+                                Some(v.parse::<f32>().map_err(|_| bad(k, v, "a number"))?)
                         }
                         "blend_scale" => {
-                            blend_scale = Some(
-                                v.parse()
-                                    .ok()
-                                    .filter(|s: &f32| (1.0..=100_000.0).contains(s))
-                                    .ok_or_else(|| {
-                                        bad(k, v, "hundredths of a piece, 1 to 100000")
-                                    })?,
-                            )
+                            blend_scale = Some(v.parse::<f32>().map_err(|_| bad(k, v, "a number"))?)
                         }
                         _ => {
                             return Err(input_err(format!(
-                                "engine spec `{spec}`: unknown option `{k}` (mcts knows ckpt, sims, time, gumbel, seed, blend, blend_weight, blend_scale, guard, guard_margin, ab_eval, free_chains, pass_forced, solver, minimax, reuse, c_puct, fpu, ptemp, contempt, batch)"
+                                "engine spec `{spec}`: unknown option `{k}` (mcts knows ckpt, sims, time, seed, ab_eval; and the search's settings blend, blend_weight, blend_scale, guard, guard_margin, gumbel, solver, minimax, reuse, c_puct, fpu, ptemp, batch)"
                             )));
                         }
                     }
@@ -506,7 +375,7 @@ impl EngineSpec {
                         )));
                     }
                     (depth, w, scale) => Blend::On(BlendConfig {
-                        depth: depth.unwrap_or(DEFAULT_BLEND_DEPTH),
+                        depth: depth.unwrap_or(PLAYER_BLEND_DEPTH),
                         weight: w.unwrap_or(BlendConfig::default().weight),
                         scale: scale.unwrap_or(BlendConfig::default().scale),
                     }),
@@ -525,6 +394,14 @@ impl EngineSpec {
                         margin: m.unwrap_or(GuardConfig::default().margin),
                     }),
                 };
+                // One validator for specs and training configs (the settings' ranges).
+                SearchSettings {
+                    mcts: search,
+                    blend: blend.config(Variant::Tsivy),
+                    guard: guard.config(Variant::Tsivy, time.is_some()),
+                }
+                .validate()
+                .map_err(|e| input_err(format!("engine spec `{spec}`: {e}")))?;
                 if search.gumbel.is_some() && time.is_some() {
                     return Err(input_err(format!(
                         "engine spec `{spec}`: gumbel plans its simulations in advance and needs sims=N, not time="
@@ -606,6 +483,18 @@ impl EngineSpec {
         })
     }
 
+    /// Whether this is an `mcts` spec with a network for `variant`: one its `ckpt=` names,
+    /// or the release network where the variant has one (telo has none, so the default
+    /// players answer its positions with the exact solver).
+    pub fn has_network(&self, variant: Variant) -> bool {
+        match self {
+            EngineSpec::Mcts { ckpt, .. } => {
+                !matches!(ckpt, NetSource::Release) || checkpoint::release_dir(variant).is_ok()
+            }
+            _ => false,
+        }
+    }
+
     /// The learned evaluation of an `mcts` spec's alpha-beta searches, for `variant`
     /// (`None`: the hand-written one; see [`AbEval`]).
     ///
@@ -624,7 +513,7 @@ impl EngineSpec {
                     NetSource::Release => checkpoint::release_dir(variant).ok(),
                     NetSource::Dir(d) => checkpoint::resolve(d).ok(),
                 };
-                match dir.map(|d| d.join(RELEASE_EVAL_FILE)) {
+                match dir.map(|d| d.join(checkpoint::EVAL_FILE)) {
                     Some(f) if f.is_file() => load_learned(&f, variant).map(Some),
                     _ => Ok(None),
                 }
@@ -804,7 +693,7 @@ mod tests {
             EngineSpec::parse("mcts:blend_weight=0.75").unwrap(),
             EngineSpec::Mcts {
                 blend: Blend::On(BlendConfig {
-                    depth: DEFAULT_BLEND_DEPTH,
+                    depth: PLAYER_BLEND_DEPTH,
                     weight: 0.75,
                     ..
                 }),
@@ -826,7 +715,7 @@ mod tests {
         assert_eq!(
             Guard::Default.config(Variant::Tsivy, false),
             Some(GuardConfig {
-                depth: SIMS_GUARD_DEPTH,
+                depth: fanorona_search::settings::SIMS_GUARD_DEPTH,
                 margin: 50
             })
         );
@@ -872,29 +761,26 @@ mod tests {
             "mcts:guard=0,guard_margin=10",
             "mcts:guard=4,guard_margin=-1",
             "mcts:minimax=1.5",
-            "mcts:contempt=1",
-            "mcts:contempt=x",
+            "mcts:ptemp=11",
+            "mcts:fpu=3",
+            "mcts:contempt=0.2",
+            "mcts:free_chains=true",
             "mcts:minimax=x",
         ] {
             let e = EngineSpec::parse(bad).unwrap_err().to_string();
             assert!(e.contains(bad), "{e}");
         }
         assert!(matches!(
-            EngineSpec::parse(
-                "mcts:c_puct=1,fpu=0.5,batch=1,free_chains=true,pass_forced=true,solver=true,minimax=0.25,ptemp=1.5,contempt=0.2"
-            )
-            .unwrap(),
+            EngineSpec::parse("mcts:c_puct=1,fpu=0.5,batch=1,solver=true,minimax=0.25,ptemp=1.5")
+                .unwrap(),
             EngineSpec::Mcts {
                 search: MctsConfig {
                     c_puct: 1.0,
                     fpu_reduction: 0.5,
                     batch: 1,
-                    free_chain_steps: true,
-                    pass_forced: true,
                     solver: true,
                     minimax_weight: 0.25,
                     policy_temperature: 1.5,
-                    contempt: 0.2,
                     gumbel: None,
                     ..
                 },
@@ -927,7 +813,7 @@ mod tests {
             EngineSpec::parse("mcts:blend_scale=250").unwrap(),
             EngineSpec::Mcts {
                 blend: Blend::On(BlendConfig {
-                    depth: DEFAULT_BLEND_DEPTH,
+                    depth: PLAYER_BLEND_DEPTH,
                     weight: 0.5,
                     scale: 250.0,
                 }),
