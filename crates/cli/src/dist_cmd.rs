@@ -56,7 +56,8 @@ pub struct LearnArgs {
     /// The run (a folder in the store). The same name resumes it.
     #[arg(long)]
     pub run: String,
-    /// A TOML config (see configs/); without one, tsivy with the default config.
+    /// A TOML config (see configs/; it may not ask for a warm start: the learner plays
+    /// none); without one, tsivy self-play with the built-in defaults.
     #[arg(long, value_name = "FILE")]
     pub config: Option<PathBuf>,
     /// Override a config key, repeatable: `--set train.lr=0.001`.
@@ -172,7 +173,13 @@ pub fn selfplay(a: SelfplayArgs) -> Result<()> {
 
 /// The learner.
 pub fn learn(a: LearnArgs) -> Result<()> {
-    let cfg = TrainConfig::load(a.config.as_deref(), &a.set).map_err(input_err)?;
+    // Without a file, the built-in defaults: `fanorona train`'s recipe begins with a warm
+    // start, which the learner does not play.
+    let cfg = match &a.config {
+        Some(p) => TrainConfig::load(Some(p), &a.set),
+        None => TrainConfig::parse("<defaults>", "", &a.set),
+    }
+    .map_err(input_err)?;
     let store = open_store(&a.store, &cfg)?;
     let (cache, temporary) = cache_dir(&a.cache, "learner", &a.run);
     let opts = LearnerOptions {

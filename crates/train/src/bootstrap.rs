@@ -18,23 +18,15 @@
 //! (`bootstrap.score_weight`). Each sample also holds the game's last position, the target
 //! of the ownership head when the network has one (`train.ownership_weight`).
 //!
-//! The policy target is the engine's choice alone by default. With
-//! `bootstrap.soft_temperature` above 0 every distinct turn is searched one turn less
-//! deep and the target spreads over them by a softmax of their scores (that many
-//! hundredths of a piece per factor e): turns nearly as good as the engine's choice keep
-//! some probability, as a search's visit counts would, instead of none.
-//!
-//! With `bootstrap.sibling_values = K`, each of the engine's turns also yields up to K
-//! value-only samples: the positions after other turns it could have played (drawn at
-//! random), valued by the engine's score of them, so that the network learns what
-//! follows a blunder, which the engine's own games never show. They are searched by a
-//! second engine, so the games stay the ones played without them.
+//! Soft policy targets (a softmax of every turn's score) and value-only samples of the
+//! turns not played were measured and deleted (experiments/dimy12, dimy20, dimy28; commit
+//! ba10c4c has them): self-play erased what they added.
 
 use crate::config::BootstrapConfig;
 use crate::records::{Sample, ownership_targets};
 use crate::selfplay::AbEval;
 use fanorona_rules::game::action_index;
-use fanorona_rules::{Action, Color, History, Outcome, Position, Turn, TurnMode};
+use fanorona_rules::{Color, History, Outcome, Position, TurnMode};
 use fanorona_search::{AbConfig, AlphaBeta, BlendConfig, Limits, score_wdl, wdl_index};
 use fanorona_sim::{Encode, frame_action, num_planes};
 use rand::rngs::SmallRng;
@@ -116,17 +108,13 @@ pub fn teacher_chunks(
     };
     // Engines are kept for the next game (each game clears its tables first, so which
     // engine plays which game does not change the game).
-    type Engines = (AlphaBeta, Option<AlphaBeta>);
-    let spare: Mutex<Vec<Engines>> = Mutex::new(Vec::new());
-    let engines = || {
-        let engine = || {
-            AlphaBeta::new(AbConfig {
-                hash_mb: 16,
-                learned: eval.clone(),
-                ..AbConfig::default()
-            })
-        };
-        (engine(), (cfg.sibling_values > 0).then(engine))
+    let spare: Mutex<Vec<AlphaBeta>> = Mutex::new(Vec::new());
+    let engine = || {
+        AlphaBeta::new(AbConfig {
+            hash_mb: 16,
+            learned: eval.clone(),
+            ..AbConfig::default()
+        })
     };
     let (tx, rx) = mpsc::channel::<(usize, GameResult)>();
     let mut stats = BootstrapStats::default();
@@ -137,19 +125,12 @@ pub fn teacher_chunks(
             let play = || {
                 games.clone().par_bridge().for_each(|i| {
                     let taken = spare.lock().unwrap_or_else(PoisonError::into_inner).pop();
-                    let (mut ab, mut sibling_ab) = taken.unwrap_or_else(engines);
-                    let game = teacher_game(
-                        &mut ab,
-                        sibling_ab.as_mut(),
-                        start,
-                        cfg,
-                        max_turns,
-                        game_seed(seed, i),
-                    );
+                    let mut ab = taken.unwrap_or_else(engine);
+                    let game = teacher_game(&mut ab, start, cfg, max_turns, game_seed(seed, i));
                     spare
                         .lock()
                         .unwrap_or_else(PoisonError::into_inner)
-                        .push((ab, sibling_ab));
+                        .push(ab);
                     // The receiver lives until every game is in.
                     let _ = tx.send((i, game));
                 });
@@ -200,11 +181,9 @@ struct Decision {
     score: i32,
 }
 
-/// One game: its samples, its result and its length in turns. `sibling_ab` searches the
-/// positions of `cfg.sibling_values` (its own tables, so that the game is unchanged).
+/// One game: its samples, its result and its length in turns.
 fn teacher_game(
     ab: &mut AlphaBeta,
-    mut sibling_ab: Option<&mut AlphaBeta>,
     start: &Position,
     cfg: &BootstrapConfig,
     max_turns: u32,
@@ -216,17 +195,11 @@ fn teacher_game(
     let mut game = History::new(*start);
     // Fresh tables: a game does not depend on which games the engines played before.
     ab.new_game();
-    if let Some(sab) = sibling_ab.as_deref_mut() {
-        sab.new_game();
-    }
     let limits = Limits {
         depth: Some(cfg.depth),
         ..Limits::default()
     };
     let mut pending: Vec<Decision> = Vec::new();
-    let mut siblings: Vec<Sample> = Vec::new();
-    // The siblings' own random stream, so that the games' is the same with or without.
-    let mut sibling_rng = SmallRng::seed_from_u64(seed ^ 0x5EB1_1265);
     let opening = rng.random_range(0..=cfg.opening_turns);
     let outcome = loop {
         if let Some(o) = game.outcome() {
@@ -241,24 +214,16 @@ fn teacher_game(
             // No turn: the rules' outcome says who won; reached only if they disagree.
             break pos.outcome().unwrap_or(Outcome::Draw);
         };
-        if let Some(sab) = sibling_ab.as_deref_mut() {
-            sibling_samples(sab, &mut game, best, cfg, &mut sibling_rng, &mut siblings);
-        }
-        let weighted = turn_weights(ab, &mut game, best, cfg);
         // The engine's turn, step by step, as targets.
-        let paths: Vec<(Vec<Action>, f32)> = weighted
-            .iter()
-            .map(|(t, w)| (pos.turn_actions(t), *w))
-            .collect();
-        let chosen = pos.turn_actions(&best);
         let mut step = pos;
-        for (j, &a) in chosen.iter().enumerate() {
+        for a in pos.turn_actions(&best) {
             let mover = step.side_to_move();
             let mut planes = vec![0.0; per];
             step.encode(&mut planes);
-            let policy = step_target(&paths, &chosen[..j], |x| {
-                frame_action(variant, mover, action_index(variant.points(), x)) as u16
-            });
+            let policy = vec![(
+                frame_action(variant, mover, action_index(variant.points(), a)) as u16,
+                1.0,
+            )];
             pending.push(Decision {
                 planes,
                 policy,
@@ -305,124 +270,8 @@ fn teacher_game(
                 }
             },
         )
-        .chain(siblings)
         .collect();
     (samples, outcome, turns)
-}
-
-/// Up to `cfg.sibling_values` distinct turns other than `best`, drawn with `rng`, each as
-/// a value-only sample: the position after it (not a finished game), its value the
-/// engine's score of it searched one turn less deep than the teacher. `game` is as it
-/// was on return.
-fn sibling_samples(
-    ab: &mut AlphaBeta,
-    game: &mut History,
-    best: Turn,
-    cfg: &BootstrapConfig,
-    rng: &mut SmallRng,
-    out: &mut Vec<Sample>,
-) {
-    let pos = game.position();
-    let variant = pos.variant();
-    let mut others: Vec<Turn> = pos
-        .turns(TurnMode::Distinct)
-        .into_iter()
-        .filter(|t| t.key() != best.key())
-        .collect();
-    let limits = Limits {
-        depth: Some(cfg.depth.saturating_sub(1).max(1)),
-        ..Limits::default()
-    };
-    let scale = BlendConfig::default().scale;
-    for _ in 0..cfg.sibling_values {
-        if others.is_empty() {
-            break;
-        }
-        let turn = others.swap_remove(rng.random_range(0..others.len()));
-        game.play_unchecked(&turn);
-        if game.outcome().is_none() {
-            let after = game.position();
-            let mut planes = vec![0.0; num_planes(variant) * variant.points()];
-            after.encode(&mut planes);
-            let score = ab.search(game, &limits).score.clamp(-10_000, 10_000);
-            out.push(Sample {
-                planes,
-                policy: Vec::new(),
-                wdl: score_wdl(score, scale),
-                ownership: Vec::new(),
-            });
-        }
-        game.undo();
-    }
-}
-
-/// The turns a decision's policy targets spread over, with weights summing to 1: the
-/// engine's choice alone, or with `cfg.soft_temperature > 0` every distinct turn by a
-/// softmax of its score (each searched one turn less deep, after it is played on `game`;
-/// `game` is as it was on return). The engine's `best` stands for its own distinct turn.
-fn turn_weights(
-    ab: &mut AlphaBeta,
-    game: &mut History,
-    best: Turn,
-    cfg: &BootstrapConfig,
-) -> Vec<(Turn, f32)> {
-    let turns = game.position().turns(TurnMode::Distinct);
-    if cfg.soft_temperature <= 0.0 || turns.len() < 2 {
-        return vec![(best, 1.0)];
-    }
-    let limits = Limits {
-        depth: Some(cfg.depth.saturating_sub(1).max(1)),
-        ..Limits::default()
-    };
-    // Scores for the mover, capped at 100 pieces so that mate scores stay finite.
-    let scores: Vec<f64> = turns
-        .iter()
-        .map(|t| {
-            game.play_unchecked(t);
-            let s = -ab.search(game, &limits).score;
-            game.undo();
-            f64::from(s.clamp(-10_000, 10_000))
-        })
-        .collect();
-    let top = scores.iter().copied().fold(f64::MIN, f64::max);
-    let t = f64::from(cfg.soft_temperature);
-    let e: Vec<f64> = scores.iter().map(|s| ((s - top) / t).exp()).collect();
-    let sum: f64 = e.iter().sum();
-    turns
-        .into_iter()
-        .zip(e)
-        .map(|(turn, x)| {
-            let turn = if turn.key() == best.key() { best } else { turn };
-            (turn, (x / sum) as f32)
-        })
-        .filter(|&(_, w)| w > 0.0)
-        .collect()
-}
-
-/// The policy target of the decision after `prefix` (the chosen turn's first actions):
-/// the weights of the turns that begin with `prefix`, gathered by their next action
-/// (`index` maps it to the mover's frame) and normalised.
-fn step_target(
-    paths: &[(Vec<Action>, f32)],
-    prefix: &[Action],
-    index: impl Fn(Action) -> u16,
-) -> Vec<(u16, f32)> {
-    let j = prefix.len();
-    let mut target: Vec<(u16, f32)> = Vec::new();
-    for (actions, w) in paths {
-        if actions.len() > j && actions[..j] == *prefix {
-            let i = index(actions[j]);
-            match target.iter_mut().find(|(k, _)| *k == i) {
-                Some(e) => e.1 += w,
-                None => target.push((i, *w)),
-            }
-        }
-    }
-    let total: f32 = target.iter().map(|e| e.1).sum();
-    for e in &mut target {
-        e.1 /= total;
-    }
-    target
 }
 
 #[cfg(test)]
@@ -478,14 +327,13 @@ mod tests {
     #[test]
     fn chunks_come_in_game_order_whatever_the_threads() {
         // Games of very different lengths (random openings, up to 30 turns), engines
-        // reused across games (siblings too): one thread and four give the same stream.
+        // reused across games: one thread and four give the same stream.
         let start = Position::start(Variant::Dimy, RuleOptions::default());
         let cfg = BootstrapConfig {
             games: 70,
             depth: 1,
             explore: 0.1,
             opening_turns: 6,
-            sibling_values: 1,
             ..BootstrapConfig::default()
         };
         let stream = |threads: usize| {
@@ -640,116 +488,6 @@ mod tests {
                 .iter()
                 .zip(&samples[half..])
                 .all(|(a, b)| a.policy == b.policy && a.planes == b.planes)
-        );
-    }
-
-    #[test]
-    fn step_targets_gather_the_turns_that_share_the_chosen_prefix() {
-        let start = Position::start(Variant::Dimy, RuleOptions::default());
-        let a = start.actions();
-        assert!(a.len() >= 3);
-        let (x, y, z) = (a[0], a[1], a[2]);
-        let index = |act: Action| match act {
-            Action::EndTurn => 999,
-            _ => a.iter().position(|&b| b == act).unwrap() as u16,
-        };
-        let paths = vec![
-            (vec![x, y], 0.5),
-            (vec![x, Action::EndTurn], 0.3),
-            (vec![z], 0.2),
-        ];
-        let close = |got: Vec<(u16, f32)>, want: &[(u16, f32)]| {
-            assert_eq!(got.len(), want.len(), "{got:?}");
-            for ((i, p), (j, q)) in got.iter().zip(want) {
-                assert_eq!(i, j);
-                assert!((p - q).abs() < 1e-6, "{got:?}");
-            }
-        };
-        close(step_target(&paths, &[], index), &[(0, 0.8), (2, 0.2)]);
-        close(
-            step_target(&paths, &[x], index),
-            &[(1, 0.625), (999, 0.375)],
-        );
-        close(step_target(&paths, &[x, y], index), &[]);
-    }
-
-    #[test]
-    fn soft_targets_spread_over_legal_actions_and_keep_the_engines_choice() {
-        let start = Position::start(Variant::Dimy, RuleOptions::default());
-        let hard = BootstrapConfig {
-            games: 1,
-            depth: 3,
-            explore: 0.0,
-            ..BootstrapConfig::default()
-        };
-        let soft = BootstrapConfig {
-            soft_temperature: 10_000.0,
-            ..hard.clone()
-        };
-        let (h, _) = teacher_samples(&start, &hard, &None, 30, 2, &mut |_| {});
-        let (s, _) = teacher_samples(&start, &soft, &None, 30, 2, &mut |_| {});
-        for x in &s {
-            assert!((x.policy.iter().map(|e| e.1).sum::<f32>() - 1.0).abs() < 1e-5);
-            assert!(x.policy.iter().all(|e| e.1 > 0.0));
-        }
-        // The first decision is at the start: every target action is legal there, the
-        // engine's choice among them, and a high temperature spreads over several.
-        let mut legal = Vec::new();
-        start.legal_actions(&mut legal);
-        assert_eq!(s[0].planes, h[0].planes);
-        assert!(s[0].policy.len() > 1, "{:?}", s[0].policy);
-        assert!(s[0].policy.iter().all(|e| legal.contains(&(e.0 as usize))));
-        assert!(s[0].policy.iter().any(|e| e.0 == h[0].policy[0].0));
-        // Spread, not one-hot, somewhere in the game; one-hot everywhere without it.
-        assert!(h.iter().all(|x| x.policy.len() == 1));
-    }
-
-    #[test]
-    fn sibling_values_add_value_only_samples_and_leave_the_games_alone() {
-        let start = Position::start(Variant::Dimy, RuleOptions::default());
-        let plain = BootstrapConfig {
-            games: 3,
-            depth: 3,
-            explore: 0.1,
-            opening_turns: 4,
-            ..BootstrapConfig::default()
-        };
-        let with = BootstrapConfig {
-            sibling_values: 2,
-            ..plain.clone()
-        };
-        let (p, ps) = teacher_samples(&start, &plain, &None, 40, 5, &mut |_| {});
-        let (w, ws) = teacher_samples(&start, &with, &None, 40, 5, &mut |_| {});
-        assert_eq!(ps, ws, "the same games");
-        let (games, extra): (Vec<&Sample>, Vec<&Sample>) =
-            w.iter().partition(|s| !s.policy.is_empty());
-        assert_eq!(games.len(), p.len());
-        assert!(
-            games
-                .iter()
-                .zip(&p)
-                .all(|(a, b)| a.planes == b.planes && a.wdl == b.wdl)
-        );
-        // Up to two a turn, fewer where a position has fewer other turns.
-        assert!(extra.len() as u64 > ws.turns / 2 && extra.len() as u64 <= 2 * ws.turns);
-        // Each is a position the engine values: no draw mass, a win probability.
-        for s in &extra {
-            assert_eq!(s.wdl[1], 0.0);
-            assert!((s.wdl[0] + s.wdl[2] - 1.0).abs() < 1e-6);
-        }
-        // Not the games' positions: positions the engine did not play into.
-        let played: std::collections::HashSet<Vec<u32>> = p
-            .iter()
-            .map(|s| s.planes.iter().map(|x| x.to_bits()).collect())
-            .collect();
-        let unseen = extra
-            .iter()
-            .filter(|s| !played.contains(&s.planes.iter().map(|x| x.to_bits()).collect::<Vec<_>>()))
-            .count();
-        assert!(
-            unseen * 2 > extra.len(),
-            "{unseen} of {} unseen",
-            extra.len()
         );
     }
 

@@ -214,14 +214,6 @@ pub struct OptimConfig {
     /// With `overlap`: the trainer's threads beside self-play (a pool of its own, so that
     /// its calls do not queue behind self-play's; 0 = share rayon's global pool).
     pub threads: usize,
-    /// Share of every batch drawn from the warm start's samples (the teacher window),
-    /// the rest from the replay window: the engine's targets stay in the training mix
-    /// through self-play instead of being pushed out of the window (an anchor, as
-    /// AlphaStar keeps its supervised data in play). 0 = off; needs `bootstrap.games`.
-    pub teacher_share: f32,
-    /// Samples of the warm start kept in the teacher window (the newest), when
-    /// `teacher_share` is above 0.
-    pub teacher_window: usize,
     /// A checkpoint (a generation's folder, or a run's checkpoint folder for its latest
     /// generation, as `mcts:ckpt=` reads) whose network a new run starts from instead of
     /// weights drawn from the seed: its variant and shape must be the config's; the
@@ -283,17 +275,6 @@ pub struct BootstrapConfig {
     /// (logistic, 150 hundredths of a piece to 73 %); results of games with random turns
     /// in them are noisy, the engine's judgement of each position less so.
     pub score_weight: f32,
-    /// Policy targets spread over every distinct turn by a softmax of the engine's
-    /// scores, this many hundredths of a piece per factor e (each turn searched one turn
-    /// less deep; costs a search per turn). 0: the engine's choice alone.
-    pub soft_temperature: f32,
-    /// At each of the engine's turns, up to this many of the other distinct turns (drawn
-    /// at random) also become samples: the position after that turn, with no policy
-    /// target and the engine's score of it (searched one turn less deep) as the value
-    /// target. The engine's own games never show what follows a blunder, and a network
-    /// that has not seen it values a greedy chain that loses by force as a good one
-    /// (experiments/dimy20). 0: none (costs a search per such turn).
-    pub sibling_values: u32,
     /// Train while the engine plays: its games go to the trainer as they finish (32 at a
     /// time; the engine plays on every core and the trainer shares them), and the
     /// trainer owes `epochs` passes over the samples received so far. The steps and what
@@ -332,8 +313,6 @@ impl Default for BootstrapConfig {
             epochs: 2.0,
             opening_turns: 0,
             score_weight: 0.0,
-            soft_temperature: 0.0,
-            sibling_values: 0,
             overlap: true,
             threads: 0,
             checkpoint_seconds: 1800,
@@ -533,8 +512,6 @@ impl Default for OptimConfig {
             augment: true,
             overlap: true,
             threads: 1,
-            teacher_share: 0.0,
-            teacher_window: 200_000,
             init: String::new(),
         }
     }
@@ -581,6 +558,43 @@ pub enum ConfigError {
     Invalid(String),
 }
 
+/// Keys deleted on 2026-12-02 as measured no help (docs/RESULTS.md; commit ba10c4c has
+/// them), with the value that meant "off" (`None`: any value did nothing by itself).
+/// Resolved configs of older runs hold them at that value.
+const DELETED: &[(&str, &str, Option<&str>)] = &[
+    ("selfplay", "pipeline", Some("false")),
+    ("selfplay", "free_chain_steps", Some("false")),
+    ("selfplay", "pass_forced", Some("false")),
+    ("bootstrap", "soft_temperature", Some("0")),
+    ("bootstrap", "sibling_values", Some("0")),
+    ("train", "teacher_share", Some("0")),
+    ("train", "teacher_window", None),
+];
+
+/// Removes the [`DELETED`] keys that are off; one that is on is an error naming it.
+fn drop_deleted(table: &mut toml::Table) -> Result<(), ConfigError> {
+    let same = |a: &toml::Value, b: &str| match (a, b.parse::<f64>()) {
+        (toml::Value::Integer(i), Ok(f)) => *i as f64 == f,
+        (toml::Value::Float(x), Ok(f)) => *x == f,
+        (toml::Value::Boolean(x), _) => x.to_string() == b,
+        _ => false,
+    };
+    for &(section, key, off) in DELETED {
+        let Some(t) = table.get_mut(section).and_then(toml::Value::as_table_mut) else {
+            continue;
+        };
+        let Some(v) = t.remove(key) else { continue };
+        if let Some(off) = off
+            && !same(&v, off)
+        {
+            return Err(ConfigError::Invalid(format!(
+                "{section}.{key} = {v}: deleted on 2026-12-02, measured as no help (docs/RESULTS.md); commit ba10c4c still has it"
+            )));
+        }
+    }
+    Ok(())
+}
+
 /// `configs/tsivy.toml`, built in: the project's best known recipe for tsivy, which
 /// `fanorona train` runs when no config file is named.
 pub const DEFAULT_CONFIG: &str = include_str!("../../../configs/tsivy.toml");
@@ -622,6 +636,7 @@ impl TrainConfig {
         for o in overrides {
             apply_override(&mut table, o)?;
         }
+        drop_deleted(&mut table)?;
         let cfg: TrainConfig =
             toml::Value::Table(table)
                 .try_into()
@@ -732,26 +747,10 @@ impl TrainConfig {
                     "bootstrap.score_weight must be 0 to 1, bootstrap.opening_turns at most 100",
                 );
             }
-            if !(0.0..=10_000.0).contains(&b.soft_temperature) {
-                return bad(
-                    "bootstrap.soft_temperature must be 0 (off) to 10000 hundredths of a piece",
-                );
-            }
-            if b.sibling_values > 64 {
-                return bad("bootstrap.sibling_values must be 0 (off) to 64 turns a decision");
-            }
         }
         let t = &self.train;
         if t.batch_size == 0 || t.replay_window < t.batch_size || t.lr <= 0.0 || t.lr_final <= 0.0 {
             return bad("train.batch_size >= 1, replay_window >= batch_size, lr and lr_final > 0");
-        }
-        if !(0.0..1.0).contains(&t.teacher_share) {
-            return bad("train.teacher_share must be at least 0 (off) and below 1");
-        }
-        if t.teacher_share > 0.0 && (b.games == 0 || t.teacher_window < t.batch_size) {
-            return bad(
-                "train.teacher_share needs a warm start to draw from (bootstrap.games above 0) and train.teacher_window >= batch_size",
-            );
         }
         if !(0.0..=10.0).contains(&t.ownership_weight) {
             return bad("train.ownership_weight must be 0 (no ownership head) to 10 (KataGo: 1.5)");
@@ -884,33 +883,17 @@ mod tests {
             &["bootstrap.games=100", "bootstrap.epochs=nan"],
             &["bootstrap.games=100", "bootstrap.score_weight=1.5"],
             &["bootstrap.games=100", "bootstrap.opening_turns=1000"],
-            &["bootstrap.games=100", "bootstrap.soft_temperature=-1"],
-            &["bootstrap.games=100", "bootstrap.soft_temperature=nan"],
         ] {
             let e = ok(bad).unwrap_err();
             assert!(e.to_string().contains("bootstrap"), "{bad:?}: {e}");
         }
-        // The teacher anchor needs a warm start to draw from.
-        assert!(
-            ok(&[
-                "variant=dimy",
-                "bootstrap.games=100",
-                "train.teacher_share=0.25"
-            ])
-            .is_ok()
-        );
-        for bad in [
-            &["train.teacher_share=0.25"][..],
-            &["bootstrap.games=100", "train.teacher_share=1"],
-            &["bootstrap.games=100", "train.teacher_share=-0.1"],
-            &[
-                "bootstrap.games=100",
-                "train.teacher_share=0.5",
-                "train.teacher_window=1",
-            ],
-        ] {
-            let e = ok(bad).unwrap_err();
-            assert!(e.to_string().contains("train.teacher_"), "{bad:?}: {e}");
+        // Deleted keys: an old run's resolved config (default values) still reads; a
+        // value that asks for the deleted behaviour is an error naming key and commit.
+        assert!(ok(&["selfplay.pipeline=false", "train.teacher_window=5"]).is_ok());
+        for bad in ["selfplay.pipeline=true", "train.teacher_share=0.25"] {
+            let e = ok(&[bad]).unwrap_err().to_string();
+            let key = bad.split('=').next().unwrap();
+            assert!(e.contains(key) && e.contains("ba10c4c"), "{e}");
         }
         assert!(ok(&["selfplay.minimax=0.3"]).is_ok());
         // The names before 2026-12-02 still read (resolved configs of older runs).

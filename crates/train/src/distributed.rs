@@ -344,7 +344,7 @@ fn stored_config(
         return Ok(None);
     };
     let text = String::from_utf8_lossy(&bytes);
-    let cfg: TrainConfig = toml::from_str(&text).map_err(|e| {
+    let cfg: TrainConfig = TrainConfig::parse(&rs.key("config.toml"), &text, &[]).map_err(|e| {
         TrainError::Distributed(format!(
             "{}: `{}` is not a configuration: {e}",
             rs.store.url(),
@@ -655,9 +655,9 @@ pub fn learn(
 ) -> Result<Summary, TrainError> {
     check_run_name(&opts.run)?;
     let cfg = &opts.config;
-    if cfg.train.teacher_share > 0.0 {
+    if cfg.bootstrap.games > 0 {
         return Err(TrainError::Distributed(
-            "train.teacher_share draws on a warm start's samples, which only `fanorona train` plays; set it to 0 for `fanorona learn`".into(),
+            "bootstrap.games: the distributed learner plays no warm start; run it with `fanorona train` (for instance --set run.max_seconds=1 to stop after it) and start this run from its network with train.init, or set bootstrap.games to 0".into(),
         ));
     }
     let rs = RunStore {
@@ -938,8 +938,9 @@ mod tests {
     use crate::run::Quiet;
 
     fn smoke() -> TrainConfig {
-        TrainConfig::load(
-            None,
+        TrainConfig::parse(
+            "<defaults>",
+            "",
             &[
                 "variant=dimy".into(),
                 "net.blocks=1".into(),
@@ -1044,6 +1045,11 @@ mod tests {
             cache: dir.join("lcache"),
             experiments_root: dir.join("exp"),
         };
+        // A warm start is `fanorona train`'s: the learner refuses one, naming the key.
+        let mut warm = lopts(0);
+        warm.config.bootstrap.games = 10;
+        let e = learn(&store, &warm, &mut Quiet).unwrap_err();
+        assert!(e.to_string().contains("bootstrap.games"), "{e}");
         // The learner creates the run and model 0 (nothing to train on yet: generation 0).
         let s = learn(&store, &lopts(0), &mut Quiet).unwrap();
         assert_eq!(s.state.generation, 0);

@@ -4,8 +4,8 @@ use crate::config::TrainConfig;
 use crate::metrics::{JsonlSink, MetricsSink, Sinks, TensorboardSink};
 use crate::records::{self, Sample};
 use crate::selfplay::{self, SelfPlayStats};
-pub use crate::warm::{TEACHER_FILE, WARM_DIR};
-use crate::warm::{bootstrap, teacher_window};
+pub use crate::warm::WARM_DIR;
+use crate::warm::bootstrap;
 use fanorona_nn::burn::module::Module;
 use fanorona_nn::burn::prelude::Device;
 use fanorona_nn::checkpoint::{self, CheckpointMeta, FORMAT, NetShape};
@@ -307,8 +307,6 @@ pub struct Learner {
     pub trainer: Trainer,
     /// The replay window.
     pub replay: Replay,
-    /// The warm start's samples kept for `train.teacher_share` (empty when off).
-    pub teacher: Replay,
     /// The counters.
     pub state: RunState,
     /// The learned evaluation's file that every checkpoint carries (see
@@ -329,7 +327,6 @@ impl Learner {
         Learner {
             trainer: trainer(net, cfg, device),
             replay: Replay::new(cfg.train.replay_window),
-            teacher: Replay::new(cfg.train.teacher_window),
             eval_file: None,
             state: RunState::default(),
             net_cfg,
@@ -384,7 +381,6 @@ impl Learner {
             Learner {
                 trainer,
                 replay,
-                teacher: Replay::new(cfg.train.teacher_window),
                 eval_file: None,
                 state,
                 net_cfg,
@@ -407,8 +403,7 @@ impl Learner {
         lr: f64,
         seed: u64,
     ) -> (Vec<Losses>, f64) {
-        let windows = (&self.replay, &self.teacher);
-        let r = train_on_window(&mut self.trainer, windows, cfg, new_samples, lr, seed);
+        let r = train_on_window(&mut self.trainer, &self.replay, cfg, new_samples, lr, seed);
         self.state.steps = self.trainer.step;
         r
     }
@@ -473,7 +468,7 @@ pub fn train(opts: &RunOptions, progress: &mut dyn Progress) -> Result<Summary, 
     let cfg_path = exp_dir.join("config.toml");
     let text = cfg.to_toml();
     if let Ok(old) = std::fs::read_to_string(&cfg_path) {
-        let old: Result<TrainConfig, _> = toml::from_str(&old);
+        let old = TrainConfig::parse(&cfg_path.display().to_string(), &old, &[]);
         if let Ok(old) = old
             && !old.same_training(cfg)
         {
@@ -567,16 +562,6 @@ pub fn train(opts: &RunOptions, progress: &mut dyn Progress) -> Result<Summary, 
         learner.state.seconds = seconds_before + session.elapsed().as_secs_f64();
         last_checkpoint = Some(dir);
     }
-    if cfg.train.teacher_share > 0.0 {
-        if learner.teacher.is_empty() {
-            teacher_window(cfg, &teacher_eval, &mut learner, &ckpt_dir, progress)?;
-        }
-        progress.message(&format!(
-            "teacher window: {} samples, {:.0} % of each batch",
-            learner.teacher.len(),
-            100.0 * cfg.train.teacher_share
-        ));
-    }
     let seconds_before = learner.state.seconds - session.elapsed().as_secs_f64();
     loop {
         if cfg.run.generations > 0 && learner.state.generation >= cfg.run.generations {
@@ -600,10 +585,10 @@ pub fn train(opts: &RunOptions, progress: &mut dyn Progress) -> Result<Summary, 
         let (finished, stats, trained) = if cfg.train.overlap {
             // Train on the samples the last generation left while this one plays.
             let owed = learner.state.untrained_samples;
-            let (trainer, windows) = (&mut learner.trainer, (&learner.replay, &learner.teacher));
+            let (trainer, replay) = (&mut learner.trainer, &learner.replay);
             std::thread::scope(|scope| {
                 let training = scope.spawn(move || {
-                    let mut train = move || train_on_window(trainer, windows, cfg, owed, lr, seed);
+                    let mut train = move || train_on_window(trainer, replay, cfg, owed, lr, seed);
                     match cfg.train.threads {
                         0 => train(),
                         n => crate::on_own_pool(n, "trainer", train),
@@ -762,51 +747,40 @@ pub(crate) fn play_generation(
     }
 }
 
-/// `train_ratio` samples per new sample (`new_samples` of them) from the replay window
-/// and the teacher window (`windows`), once the replay window holds `min_replay`: the
-/// losses of each step and the seconds it took.
+/// `train_ratio` samples per new sample (`new_samples` of them) from the replay window,
+/// once it holds `min_replay`: the losses of each step and the seconds it took.
 fn train_on_window(
     trainer: &mut Trainer,
-    windows: (&Replay, &Replay),
+    replay: &Replay,
     cfg: &TrainConfig,
     new_samples: u64,
     lr: f64,
     seed: u64,
 ) -> (Vec<Losses>, f64) {
     let t = std::time::Instant::now();
-    let (replay, teacher) = windows;
     if new_samples == 0 || replay.len() < cfg.train.min_replay.max(cfg.train.batch_size) {
         return (Vec::new(), 0.0);
     }
     let mut rng = SmallRng::seed_from_u64(seed ^ 0x5EED);
     let steps = ((new_samples as f64 * cfg.train.train_ratio as f64) / cfg.train.batch_size as f64)
         .ceil() as usize;
-    let losses = train_steps(trainer, replay, Some(teacher), cfg, steps, lr, &mut rng);
+    let losses = train_steps(trainer, replay, cfg, steps, lr, &mut rng);
     (losses, t.elapsed().as_secs_f64())
 }
 
-/// `steps` optimizer steps on random batches of `replay`, `train.teacher_share` of each
-/// drawn from `teacher` when it holds samples: their losses.
+/// `steps` optimizer steps on random batches of `replay`: their losses.
 pub(crate) fn train_steps(
     trainer: &mut Trainer,
     replay: &Replay,
-    teacher: Option<&Replay>,
     cfg: &TrainConfig,
     steps: usize,
     lr: f64,
     rng: &mut SmallRng,
 ) -> Vec<Losses> {
     let n = cfg.train.batch_size;
-    let parts = match teacher {
-        Some(t) if !t.is_empty() => {
-            let k = (cfg.train.teacher_share as f64 * n as f64).round() as usize;
-            vec![(replay, n - k), (t, k)]
-        }
-        _ => vec![(replay, n)],
-    };
     (0..steps)
         .map(|_| {
-            let b = mixed_batch(cfg.variant(), &parts, cfg.train.augment, rng);
+            let b = replay.batch(cfg.variant(), n, cfg.train.augment, rng);
             trainer.step(&b, lr)
         })
         .collect()

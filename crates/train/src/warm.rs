@@ -1,13 +1,12 @@
 //! The warm start's driver (`[bootstrap]`): the alpha-beta engine's games
 //! ([`crate::bootstrap`]) played and learned from before a new run's first generation,
-//! checkpoint 0 and its snapshots, and the teacher window of `train.teacher_share`.
+//! checkpoint 0 and its snapshots.
 //! [`crate::run::train`] calls it; the training loop itself stays in `run`.
 
 use crate::config::TrainConfig;
-use crate::records::{self, Sample};
+use crate::records::Sample;
 use crate::run::{
-    Learner, Progress, Replay, RunState, TrainError, generation_seed, mean, ownership_loss,
-    train_steps,
+    Learner, Progress, Replay, RunState, TrainError, mean, ownership_loss, train_steps,
 };
 use crate::selfplay;
 use fanorona_nn::{Losses, Trainer, checkpoint};
@@ -188,11 +187,6 @@ pub(crate) fn bootstrap(
         "bootstrap: {steps} steps, done in {:.0} s",
         warm.clock.elapsed().as_secs_f64()
     ));
-    if cfg.train.teacher_share > 0.0 {
-        learner.teacher.extend(all.newest(cfg.train.teacher_window));
-        let path = ckpt_dir.join(TEACHER_FILE);
-        records::write_samples(&path, cfg.variant(), learner.teacher.samples.iter())?;
-    }
     let (seconds, n) = (warm.seconds(), all.len());
     learner.replay.extend(all.samples);
     save(learner, n, b.games, seconds)?;
@@ -230,59 +224,6 @@ fn save_snapshot(
         &learner.meta(cfg, 0, run),
         &files,
     )?;
-    Ok(())
-}
-
-/// The teacher window's file in a run's checkpoint folder (beside the generations: it
-/// does not change once written).
-pub const TEACHER_FILE: &str = "teacher.bin";
-
-/// Fills the teacher window of a resumed run (`train.teacher_share`) from the run's
-/// `teacher.bin`, or, for a run whose warm start kept none (one begun without the
-/// option), plays `bootstrap.games` of the engine's games afresh and keeps their newest
-/// samples there (not trained on first: they only enter the batches' mix).
-pub(crate) fn teacher_window(
-    cfg: &TrainConfig,
-    teacher_eval: &selfplay::AbEval,
-    learner: &mut Learner,
-    run_dir: &Path,
-    progress: &mut dyn Progress,
-) -> Result<(), TrainError> {
-    let path = run_dir.join(TEACHER_FILE);
-    let variant = cfg.variant();
-    if path.exists() {
-        learner
-            .teacher
-            .extend(records::read_samples(&path, variant)?);
-    } else {
-        let b = &cfg.bootstrap;
-        progress.message(&format!(
-            "no teacher window in {}: playing {} games of ab:depth={} for train.teacher_share",
-            path.display(),
-            b.games,
-            b.depth
-        ));
-        let clock = std::time::Instant::now();
-        let start = Position::start(variant, cfg.rule_options());
-        let seed = generation_seed(cfg, 0) ^ 0x7EAC;
-        progress.selfplay_started(0, b.games);
-        let (samples, _) = crate::bootstrap::teacher_samples(
-            &start,
-            b,
-            teacher_eval,
-            cfg.selfplay.max_decisions,
-            seed,
-            &mut |n| progress.game_finished(n),
-        );
-        progress.selfplay_finished();
-        learner.teacher.extend(samples);
-        records::write_samples(&path, variant, learner.teacher.samples.iter())?;
-        progress.message(&format!(
-            "teacher window: {} samples in {:.0} s",
-            learner.teacher.len(),
-            clock.elapsed().as_secs_f64()
-        ));
-    }
     Ok(())
 }
 
@@ -326,7 +267,7 @@ impl WarmTrainer<'_> {
             let lr = self.cfg.lr_at(0, self.seconds());
             let cfg = self.cfg;
             self.losses
-                .extend(train_steps(trainer, all, None, cfg, k, lr, &mut self.rng));
+                .extend(train_steps(trainer, all, cfg, k, lr, &mut self.rng));
             self.done += k;
             if self.done.is_multiple_of(500) || (last && self.done == target) {
                 let o = ownership_loss(&self.losses);

@@ -1085,79 +1085,6 @@ fn guarded_self_play_plays_only_the_turns_the_guard_keeps() {
     assert!(e.to_string().contains("guard"), "{e}");
 }
 
-#[test]
-fn a_teacher_share_keeps_the_warm_starts_samples_for_the_whole_run() {
-    let root = tmp("teacher");
-    let mut cfg = tiny_warm("dimy", 1);
-    cfg.train.teacher_share = 0.5;
-    cfg.train.teacher_window = 50;
-    let mut log = Log::default();
-    train(&options(cfg.clone(), &root, "t"), &mut log).unwrap();
-    // The warm start's newest samples, written once beside the generations.
-    let file = root.join("checkpoints/t/teacher.bin");
-    let kept = read_samples(&file, fanorona_rules::Variant::Dimy).unwrap();
-    let zero = state(&root.join("checkpoints/t/00000"));
-    assert_eq!(kept.len() as u64, zero.samples.min(50), "{zero:?}");
-    assert!(
-        log.0.iter().any(|m| m.starts_with(&format!(
-            "teacher window: {} samples, 50 % of each batch",
-            kept.len()
-        ))),
-        "{:?}",
-        log.0
-    );
-    // Resuming reads it back and plays no engine games.
-    cfg.run.generations = 2;
-    let mut log = Log::default();
-    train(&options(cfg.clone(), &root, "t"), &mut log).unwrap();
-    assert!(
-        !log.0.iter().any(|m| m.starts_with("no teacher window")),
-        "{:?}",
-        log.0
-    );
-    assert_eq!(
-        read_samples(&file, fanorona_rules::Variant::Dimy).unwrap(),
-        kept
-    );
-    // A damaged file is an error that names it, not a silent run without the anchor.
-    std::fs::write(&file, b"not samples").unwrap();
-    cfg.run.generations = 3;
-    let err = train(&options(cfg.clone(), &root, "t"), &mut Log::default()).unwrap_err();
-    assert!(err.to_string().contains("teacher.bin"), "{err}");
-
-    // A checkpoint of a run begun without the option, continued with it as a new run
-    // (its generation folder copied), plays the engine's games for its window then.
-    let mut plain = cfg.clone();
-    plain.train.teacher_share = 0.0;
-    plain.run.generations = 1;
-    train(&options(plain, &root, "u"), &mut Log::default()).unwrap();
-    let (from, to) = (
-        root.join("checkpoints/u/00001"),
-        root.join("checkpoints/v/00001"),
-    );
-    std::fs::create_dir_all(&to).unwrap();
-    for f in std::fs::read_dir(&from).unwrap() {
-        let f = f.unwrap();
-        std::fs::copy(f.path(), to.join(f.file_name())).unwrap();
-    }
-    let mut log = Log::default();
-    cfg.run.generations = 2;
-    let s = train(&options(cfg, &root, "v"), &mut log).unwrap();
-    assert_eq!(s.state.generation, 2);
-    assert!(
-        log.0.iter().any(|m| m.starts_with("no teacher window in")),
-        "{:?}",
-        log.0
-    );
-    let kept = read_samples(
-        &root.join("checkpoints/v/teacher.bin"),
-        fanorona_rules::Variant::Dimy,
-    )
-    .unwrap();
-    assert!(!kept.is_empty() && kept.len() <= 50, "{}", kept.len());
-    std::fs::remove_dir_all(&root).ok();
-}
-
 /// The outputs of `net` (dimy) on one input of ones: equal outputs, equal networks.
 fn dimy_outputs(net: &fanorona_nn::Net, device: &Device) -> Vec<f32> {
     use fanorona_nn::burn::prelude::Tensor;
@@ -1169,9 +1096,6 @@ fn dimy_outputs(net: &fanorona_nn::Net, device: &Device) -> Vec<f32> {
     out
 }
 
-/// `train.init` starts a new run from a checkpoint's network (fresh counters and
-/// optimizer); a missing checkpoint, or one of another shape or board, is an error that
-/// names the key.
 #[test]
 fn a_new_run_starts_from_the_network_train_init_names() {
     use fanorona_train::Learner;
