@@ -16,8 +16,8 @@ use std::path::PathBuf;
 #[derive(Args, Debug)]
 pub struct TrainArgs {
     /// A TOML config (see configs/); without one, configs/tsivy.toml, built in: the best
-    /// known tsivy recipe (a warm start from alpha-beta's games, then self-play; about an
-    /// hour on a 2-core CPU). configs/quick.toml shows learning in ten minutes.
+    /// known tsivy recipe (a warm start from alpha-beta's games, then self-play; an hour
+    /// or more on a 2-core CPU). configs/quick.toml shows learning in ten minutes.
     #[arg(long, value_name = "FILE")]
     pub config: Option<PathBuf>,
     /// The run's name: checkpoints go to <checkpoints>/<run>/, the rest to
