@@ -699,9 +699,20 @@ fn self_play_searches_with_a_learned_evaluation_when_one_is_named() {
         "{msg}"
     );
     cfg.bootstrap.ab_eval = release("dimy").display().to_string();
-    let s = train(&options(cfg, &root, "bd"), &mut Quiet).unwrap();
+    let s = train(&options(cfg.clone(), &root, "bd"), &mut Quiet).unwrap();
     assert_eq!(s.state.generation, 1);
     assert_eq!(s.state.bootstrap_games, Some(2));
+    // Every checkpoint carries the evaluation the run searched with, so that
+    // `mcts:ckpt=RUN` plays with it; `release` names the release folder's.
+    let want = std::fs::read(release("dimy")).unwrap();
+    for g in ["00000", "00001"] {
+        let got = std::fs::read(root.join("checkpoints/bd").join(g).join("eval.txt")).unwrap();
+        assert_eq!(got, want, "checkpoint {g}");
+    }
+    cfg.bootstrap.ab_eval = "release".into();
+    train(&options(cfg, &root, "br"), &mut Quiet).unwrap();
+    let got = std::fs::read(root.join("checkpoints/br/00001/eval.txt")).unwrap();
+    assert_eq!(got, want);
     std::fs::remove_dir_all(&root).ok();
 }
 
