@@ -252,9 +252,21 @@ impl EngineSpec {
                                 .parse()
                                 .map_err(|_| bad(k, v, "a number of capture turns"))?
                         }
+                        "threads" => {
+                            cfg.threads = v
+                                .parse()
+                                .ok()
+                                .filter(|t| (1..=256).contains(t))
+                                .ok_or_else(|| bad(k, v, "1 to 256"))?
+                        }
+                        "x" => {
+                            cfg.features = v
+                                .parse()
+                                .map_err(|_| bad(k, v, "a bit mask of techniques"))?
+                        }
                         _ => {
                             return Err(input_err(format!(
-                                "engine spec `{spec}`: unknown option `{k}` (ab knows depth, nodes, time, hash, qdepth, eval)"
+                                "engine spec `{spec}`: unknown option `{k}` (ab knows depth, nodes, time, hash, qdepth, threads, eval)"
                             )));
                         }
                     }

@@ -673,6 +673,16 @@ impl Position {
         self.finish_turn(turn.capture);
     }
 
+    /// The side to move gives up its turn: no rule allows this, but a search asks "what
+    /// if the opponent moved twice?" to find positions so good that they need no deeper
+    /// look (null-move pruning). Counts as a turn without a capture (the quiet clock and
+    /// the turn count advance). Only at a turn boundary.
+    #[inline]
+    pub fn null_turn(&mut self) {
+        debug_assert!(self.chain.is_none());
+        self.finish_turn(false);
+    }
+
     /// Plays `turn` if it is legal (compared by path and kinds).
     ///
     /// # Errors

@@ -30,10 +30,10 @@ pub const POSITIONS: &[&str] = &[
 ];
 
 /// Search depth in turns.
-pub const DEPTH: u32 = 10;
+pub const DEPTH: u32 = 14;
 
 /// Nodes the benchmark visits (one engine, the positions in order, 16 MiB table).
-pub const EXPECTED_NODES: u64 = 11_895_920;
+pub const EXPECTED_NODES: u64 = 1_949_408;
 
 /// What the benchmark measured.
 #[derive(Clone, Copy, Debug, PartialEq)]

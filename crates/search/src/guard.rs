@@ -69,6 +69,8 @@ impl TurnGuard {
             cfg,
             ab: AlphaBeta::new(AbConfig {
                 hash_mb: 8,
+                // The full-width search: the guard's bounds are exact at its depth.
+                features: 0,
                 ..AbConfig::default()
             }),
             last_depth: 0,
@@ -82,6 +84,7 @@ impl TurnGuard {
             cfg,
             ab: AlphaBeta::new(AbConfig {
                 hash_mb: hash_mb.max(1),
+                features: 0,
                 ..AbConfig::default()
             }),
             last_depth: 0,

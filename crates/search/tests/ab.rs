@@ -44,6 +44,8 @@ fn no_quiescence() -> AbConfig {
     AbConfig {
         qsearch_depth: 0,
         hash_mb: 4,
+        // The full-width search: exact minimax at a fixed depth.
+        features: 0,
         ..AbConfig::default()
     }
 }
