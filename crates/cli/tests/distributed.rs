@@ -449,6 +449,72 @@ fn faults_over_an_s3_server_lose_nothing_and_count_nothing_twice() {
     std::fs::remove_dir_all(&dir).ok();
 }
 
+/// Errors that retrying cannot mend end the command at once with their cause: a missing
+/// bucket (for the worker, not "no model yet"), a wrong secret, an unknown access key.
+#[test]
+fn permanent_store_errors_end_the_command_at_once() {
+    let dir = tmp("permanent");
+    let root = dir.join("s3");
+    std::fs::create_dir_all(root.join("bucket")).unwrap();
+    let server = S3Server::start(&root, 0);
+    let config = repo_file("configs/smoke.toml");
+    let run = |role: &[&str], url: &str, env: &[(String, String)], log: &str| {
+        let mut args = strings(role);
+        args.extend(strings(&[
+            "--store", url, "--run", "r", "--config", &config,
+        ]));
+        let t0 = Instant::now();
+        let o = spawn(&args, env, &dir.join(log)).finish(Duration::from_secs(60));
+        let text = std::fs::read_to_string(dir.join(log)).unwrap();
+        (o, text, t0.elapsed())
+    };
+    let worker = ["selfplay", "--worker", "w1", "--games", "4"];
+    let learner = ["learn", "--generations", "1"];
+    let good = server.env();
+    let with = |key: &str, value: &str| -> Vec<(String, String)> {
+        good.iter()
+            .map(|(k, v)| (k.clone(), if k == key { value.into() } else { v.clone() }))
+            .collect()
+    };
+    for (role, url, env, want) in [
+        (
+            &worker[..],
+            "s3://missing/runs",
+            good.clone(),
+            "the bucket does not exist",
+        ),
+        (
+            &learner[..],
+            "s3://missing/runs",
+            good.clone(),
+            "the bucket does not exist",
+        ),
+        (
+            &learner[..],
+            "s3://bucket/runs",
+            with("AWS_SECRET_ACCESS_KEY", "wrong"),
+            "credentials",
+        ),
+        (
+            &worker[..],
+            "s3://bucket/runs",
+            with("AWS_ACCESS_KEY_ID", "nobody"),
+            "credentials",
+        ),
+    ] {
+        let (o, log, took) = run(role, url, &env, "run.log");
+        assert_eq!(o.status.code(), Some(1), "{role:?} {url}: {log}");
+        assert!(
+            log.contains(want) && !log.contains("retrying"),
+            "{role:?} {url}: {log}"
+        );
+        // The default retry time is 600 s; a permanent error is not retried at all.
+        assert!(took < Duration::from_secs(30), "{role:?} {url}: {took:?}");
+    }
+    drop(server);
+    std::fs::remove_dir_all(&dir).ok();
+}
+
 /// Games per second of one worker, then of two, with a learner, through the S3 server
 /// (a measurement, not a check: `cargo test --release -p fanorona-cli --test distributed
 /// -- --ignored --nocapture`).

@@ -458,6 +458,9 @@ pub fn selfplay_worker(
         .config
         .as_ref()
         .map_or(2.0, |c| c.distributed.poll_seconds);
+    // A listing answers "no such bucket" where some servers answer a read of a missing
+    // object with "no such key": a missing bucket is reported, not waited on.
+    rs.list("models")?;
     let mut said = None::<Instant>;
     let (cfg, mut latest) = loop {
         if check_layout(&rs)?
@@ -494,15 +497,7 @@ pub fn selfplay_worker(
     } else {
         cfg.selfplay.games_in_flight
     } as u64;
-    // The next sequence number: after this ID's last chunk.
-    let mut seq = rs
-        .list(&format!("chunks/{}", opts.worker))?
-        .iter()
-        .filter_map(|k| parse_chunk_key(k))
-        .filter(|(w, _)| w == &opts.worker)
-        .map(|(_, s)| s + 1)
-        .max()
-        .unwrap_or(0);
+    let mut seq = next_sequence(&rs, &opts.worker)?;
     let mut loaded: Option<(u64, fanorona_nn::Net)> = None;
     let mut summary = WorkerSummary::default();
     progress.message(&format!(
@@ -664,6 +659,8 @@ pub fn learn(
         store,
         run: opts.run.clone(),
     };
+    // A missing bucket is reported at once (see `selfplay_worker`).
+    rs.list("models")?;
     // The run: layout, then configuration (a second learner config is refused).
     if !check_layout(&rs)? {
         let b = serde_json::to_vec(&LayoutFile { layout: LAYOUT }).expect("serialises");
@@ -860,6 +857,26 @@ pub fn learn(
         state: learner.state,
         last_checkpoint: None,
     })
+}
+
+/// A worker's next sequence number: after the last of its chunks, waiting or
+/// quarantined. The ledger counts a quarantined chunk's key as read, so a new chunk
+/// under that key would never be read: keys are never reused.
+fn next_sequence(rs: &RunStore, worker: &str) -> Result<u64, TrainError> {
+    let mut next = 0;
+    for folder in ["chunks", "quarantine"] {
+        for k in rs.list(&format!("{folder}/{worker}"))? {
+            let Some(rest) = k.strip_prefix(folder) else {
+                continue;
+            };
+            if let Some((w, seq)) = parse_chunk_key(&format!("chunks{rest}"))
+                && w == worker
+            {
+                next = next.max(seq + 1);
+            }
+        }
+    }
+    Ok(next)
 }
 
 /// Moves a damaged chunk to `quarantine/` (kept, never read again) and reports it.
@@ -1180,6 +1197,15 @@ mod tests {
             e.contains("run `r`") && e.contains("another configuration"),
             "{e}"
         );
+        // A worker with the quarantined chunk's ID continues after it: the key the ledger
+        // counts as read is never written again, and every one of its games is read.
+        let w = selfplay_worker(&store, &wopts("w9", 8), &mut Quiet).unwrap();
+        assert_eq!((w.chunks, w.games), (2, 8));
+        assert!(!store.exists("r/chunks/w9/00000000.chunk").unwrap());
+        assert!(store.exists("r/chunks/w9/00000001.chunk").unwrap());
+        assert!(store.exists("r/chunks/w9/00000002.chunk").unwrap());
+        let s4 = learn(&store, &lopts(4), &mut Quiet).unwrap();
+        assert_eq!((s4.state.generation, s4.state.games), (4, 32));
         std::fs::remove_dir_all(&dir).ok();
     }
 }

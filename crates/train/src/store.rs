@@ -26,6 +26,21 @@ pub enum StoreError {
         /// What is wrong.
         reason: String,
     },
+    /// An error that retrying cannot mend (a missing bucket, denied access, bad
+    /// credentials, an operation the store does not support): reported at once.
+    #[error("store `{url}`: {op} `{key}` failed: {reason}: {source}")]
+    Permanent {
+        /// The store's URL.
+        url: String,
+        /// `get`, `put`, `list`, ...
+        op: &'static str,
+        /// The key.
+        key: String,
+        /// What is wrong, in words.
+        reason: &'static str,
+        /// The error (boxed: object_store's errors are large).
+        source: Box<object_store::Error>,
+    },
     /// An operation kept failing past the retry time.
     #[error(
         "store `{url}`: {op} `{key}` failed after {attempts} attempts over {seconds:.0} s: {source}"
@@ -56,6 +71,46 @@ pub enum Created {
 }
 
 type Reporter = Arc<dyn Fn(&str) + Send + Sync>;
+
+/// Why an error is permanent (retrying cannot mend it), or `None` for a transient one
+/// (timeouts, refused connections, 5xx, throttling) or an answer.
+fn permanent(e: &object_store::Error) -> Option<&'static str> {
+    use object_store::Error as E;
+    let text = e.to_string();
+    if text.contains("NoSuchBucket") {
+        return Some("the bucket does not exist");
+    }
+    // S3's codes for credentials it does not take (some operations, listings among
+    // them, arrive as generic errors that carry only the status and the body).
+    if ["InvalidAccessKeyId", "SignatureDoesNotMatch", "NotSignedUp"]
+        .iter()
+        .any(|c| text.contains(c))
+    {
+        return Some("the credentials are not accepted (AWS_ACCESS_KEY_ID, AWS_SECRET_ACCESS_KEY)");
+    }
+    match e {
+        E::PermissionDenied { .. } => {
+            Some("access denied (the credentials or the bucket's policy)")
+        }
+        E::Unauthenticated { .. } => Some(
+            "not authenticated: check the credentials (AWS_ACCESS_KEY_ID, AWS_SECRET_ACCESS_KEY)",
+        ),
+        E::NotSupported { .. }
+        | E::NotImplemented { .. }
+        | E::InvalidPath { .. }
+        | E::UnknownConfigurationKey { .. } => Some("the store cannot do this"),
+        _ if text.contains("403 Forbidden") || text.contains("AccessDenied") => {
+            Some("access denied (the credentials or the bucket's policy)")
+        }
+        _ if text.contains("401 Unauthorized") => Some(
+            "not authenticated: check the credentials (AWS_ACCESS_KEY_ID, AWS_SECRET_ACCESS_KEY)",
+        ),
+        _ if text.contains("builder error") || text.contains("relative URL") => {
+            Some("the endpoint is not a usable URL (AWS_ENDPOINT)")
+        }
+        _ => None,
+    }
+}
 
 /// A blocking handle on an object store, rooted at the URL's prefix.
 pub struct Store {
@@ -183,6 +238,15 @@ impl Store {
                     return Ok(v);
                 }
                 Err(e) => {
+                    if let Some(reason) = permanent(&e) {
+                        return Err(StoreError::Permanent {
+                            url: self.url.clone(),
+                            op,
+                            key: key.to_string(),
+                            reason,
+                            source: Box::new(e),
+                        });
+                    }
                     if t0.elapsed() + wait > self.retry_for {
                         return Err(StoreError::Failed {
                             url: self.url.clone(),
@@ -194,7 +258,7 @@ impl Store {
                         });
                     }
                     (self.report)(&format!(
-                        "store: {op} `{key}` failed ({e}); retrying in {:.1} s",
+                        "store: {op} `{key}` failed ({e}); retrying in {:.2} s",
                         wait.as_secs_f64()
                     ));
                     std::thread::sleep(wait);
@@ -214,6 +278,10 @@ impl Store {
             self.rt.block_on(async {
                 match self.inner.get(&p).await {
                     Ok(r) => Ok(Some(r.bytes().await?.to_vec())),
+                    // A missing bucket is no missing object.
+                    Err(e @ object_store::Error::NotFound { .. }) if permanent(&e).is_some() => {
+                        Err(e)
+                    }
                     Err(object_store::Error::NotFound { .. }) => Ok(None),
                     Err(e) => Err(e),
                 }
