@@ -227,7 +227,7 @@ pub(crate) fn analyse_telo(pos: &TeloPosition, solution: &TeloSolution) -> Analy
 }
 
 pub fn analyze(a: AnalyzeArgs) -> Result<()> {
-    let spec = crate::engine::parse(&a.engine)?;
+    let spec = crate::engine::parse_interactive(&a.engine)?;
     let rules = a.pos.rule_options()?;
     let mut solution: Option<TeloSolution> = None;
     let mut run = |p: AnyPosition| -> Result<Analysis> {
@@ -245,7 +245,7 @@ pub fn analyze(a: AnalyzeArgs) -> Result<()> {
         return review_games(&a, &spec, rules);
     }
     if let Some(j) = &a.judge {
-        return judge_choices(&a, &spec, &crate::engine::parse(j)?, rules);
+        return judge_choices(&a, &spec, &crate::engine::parse_interactive(j)?, rules);
     }
     match &a.fen_file {
         None => run(a.pos.position()?)?.print(a.json),
@@ -770,7 +770,7 @@ mod tests {
     use fanorona_rules::TurnMode;
 
     fn ab(depth: u32) -> Box<dyn Player> {
-        let spec = crate::engine::parse(&format!("ab:depth={depth}")).unwrap();
+        let spec = crate::engine::parse_interactive(&format!("ab:depth={depth}")).unwrap();
         crate::engine::player(&spec, "test", Variant::Dimy).unwrap()
     }
 

@@ -8,12 +8,14 @@ pub use fanorona_nn::spec::EngineSpec;
 use fanorona_rules::Variant;
 use fanorona_search::Player;
 
-/// Parses a spec.
+/// Parses the spec of an engine that searches one position at a time (`play`,
+/// `analyze`, `serve`): `ab` takes every core unless it says `threads=N`.
 ///
 /// # Errors
 /// A bad spec, as an input error.
-pub fn parse(spec: &str) -> Result<EngineSpec> {
-    EngineSpec::parse(spec).map_err(input_err)
+pub fn parse_interactive(spec: &str) -> Result<EngineSpec> {
+    let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
+    EngineSpec::parse_with_threads(spec, cores).map_err(input_err)
 }
 
 /// The player of a spec for `variant`, on the binary's device.

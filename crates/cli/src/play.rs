@@ -37,7 +37,7 @@ const HELP: &str = "Enter a turn in notation (e.g. d3e3(-1), d4d3-c3(-)-d2-e3, 2
 `?` for the legal turns, `undo` to take back your last turn, `quit` to stop.";
 
 pub fn play(a: PlayArgs) -> Result<()> {
-    let spec = crate::engine::parse(&a.engine)?;
+    let spec = crate::engine::parse_interactive(&a.engine)?;
     let me = match a.color {
         Side::White => Color::White,
         Side::Black => Color::Black,

@@ -97,7 +97,7 @@ where
 /// Starts the server and serves until interrupted.
 pub fn serve(a: ServeArgs) -> Result<()> {
     // Check the default engine now rather than at the first request.
-    let spec = crate::engine::parse(&a.engine)?;
+    let spec = crate::engine::parse_interactive(&a.engine)?;
     if let EngineSpec::Mcts {
         ckpt: NetSource::Dir(dir),
         ..
@@ -397,7 +397,8 @@ async fn analyze_route(State(s): State<Arc<ServerState>>, Query(q): Params) -> A
         .filter(|e| !e.trim().is_empty())
         .cloned()
         .unwrap_or_else(|| s.engine.clone());
-    let spec = EngineSpec::parse(&engine).map_err(ApiError::bad)?;
+    let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
+    let spec = EngineSpec::parse_with_threads(&engine, cores).map_err(ApiError::bad)?;
     let spec = capped(spec, s.max_time);
     blocking(move || {
         let a: Analysis = match position(&fen, rules)? {

@@ -185,11 +185,23 @@ pub fn parse_duration(s: &str) -> Option<Duration> {
 }
 
 impl EngineSpec {
-    /// Parses a spec.
+    /// Parses a spec; `ab` searches on one thread unless it says `threads=N` (the
+    /// arena's games each take one core).
     ///
     /// # Errors
     /// An unknown engine, an unknown option or a bad value, naming the spec.
     pub fn parse(spec: &str) -> Result<EngineSpec> {
+        Self::parse_with_threads(spec, 1)
+    }
+
+    /// [`EngineSpec::parse`] where `ab` limited by time searches on `threads` threads
+    /// unless the spec says otherwise (limited by depth or nodes it stays on one, and
+    /// its results reproducible): for commands that search one position at a time
+    /// (`play`, `analyze`, `serve`) and may take every core.
+    ///
+    /// # Errors
+    /// As [`EngineSpec::parse`].
+    pub fn parse_with_threads(spec: &str, threads: usize) -> Result<EngineSpec> {
         let (kind, opts) = spec.split_once(':').unwrap_or((spec, ""));
         let pairs: Vec<(&str, &str)> = if opts.is_empty() {
             Vec::new()
@@ -212,6 +224,7 @@ impl EngineSpec {
         match kind {
             "ab" => {
                 let mut cfg = AbConfig::default();
+                let mut explicit_threads = false;
                 let mut limits = Limits::default();
                 let mut eval = None;
                 for (k, v) in pairs {
@@ -253,16 +266,12 @@ impl EngineSpec {
                                 .map_err(|_| bad(k, v, "a number of capture turns"))?
                         }
                         "threads" => {
+                            explicit_threads = true;
                             cfg.threads = v
                                 .parse()
                                 .ok()
                                 .filter(|t| (1..=256).contains(t))
                                 .ok_or_else(|| bad(k, v, "1 to 256"))?
-                        }
-                        "x" => {
-                            cfg.features = v
-                                .parse()
-                                .map_err(|_| bad(k, v, "a bit mask of techniques"))?
                         }
                         _ => {
                             return Err(input_err(format!(
@@ -273,6 +282,10 @@ impl EngineSpec {
                 }
                 if limits == Limits::default() {
                     limits.depth = Some(6);
+                }
+                // Searches limited by depth or nodes stay on one thread: reproducible.
+                if !explicit_threads && limits.depth.is_none() && limits.nodes.is_none() {
+                    cfg.threads = threads.max(1);
                 }
                 Ok(EngineSpec::Ab { cfg, limits, eval })
             }
@@ -608,6 +621,19 @@ mod tests {
                 ..
             }
         ));
+        // Threads: one in the arena; every core offered to a search limited by time
+        // alone, unless the spec says; limited by depth or nodes, one (reproducible).
+        let threads = |spec: &str, offered| match EngineSpec::parse_with_threads(spec, offered) {
+            Ok(EngineSpec::Ab { cfg, .. }) => cfg.threads,
+            other => panic!("{spec}: {other:?}"),
+        };
+        assert_eq!(threads("ab:time=1s", 1), 1);
+        assert_eq!(threads("ab:time=1s", 4), 4);
+        assert_eq!(threads("ab:time=1s,threads=2", 4), 2);
+        assert_eq!(threads("ab:depth=5", 4), 1);
+        assert_eq!(threads("ab:nodes=1000", 4), 1);
+        assert_eq!(threads("ab:depth=5,threads=3", 4), 3);
+        assert!(EngineSpec::parse("ab:threads=0").is_err());
         assert_eq!(
             EngineSpec::parse("random:seed=4").unwrap(),
             EngineSpec::Random { seed: 4 }

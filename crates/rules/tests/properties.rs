@@ -453,3 +453,25 @@ fn attacked_pieces_match_the_captures() {
         }
     }
 }
+
+/// A null turn (a search's device) gives the move away and counts a quiet turn, its hash
+/// kept up to date: positions of random games of both boards.
+#[test]
+fn a_null_turn_passes_the_move() {
+    for (variant, seed) in [(Variant::Tsivy, 3), (Variant::Dimy, 4)] {
+        for pos in random_game(variant, RuleOptions::default(), seed, 60) {
+            if pos.outcome().is_some() {
+                continue;
+            }
+            let mut p = pos;
+            p.null_turn();
+            assert_eq!(p.side_to_move(), pos.side_to_move().other());
+            assert_eq!(p.pieces(Color::White), pos.pieces(Color::White));
+            assert_eq!(p.pieces(Color::Black), pos.pieces(Color::Black));
+            assert_eq!(p.ply(), pos.ply() + 1);
+            assert_eq!(p.quiet(), pos.quiet() + 1);
+            assert_eq!(p.hash(), p.hash_from_scratch(), "{}", pos.fen());
+            assert_ne!(p.hash(), pos.hash());
+        }
+    }
+}

@@ -2,7 +2,13 @@
 //!
 //! Negamax with iterative deepening, a transposition table, move ordering (hash move,
 //! captures by size, killers, history), quiescence over capture sequences, the draw rules
-//! (quiet clock, and repetition where enabled) and mate-distance scores.
+//! (quiet clock, and repetition where enabled) and mate-distance scores. Selective as chess
+//! engines are (each technique kept because the arena said so: `experiments/ab68`):
+//! reverse futility pruning, null-move pruning, late-move reductions and pruning, all at
+//! quiet non-PV nodes only (where a capture is forced the static score is about to
+//! swing), aspiration windows and internal iterative reduction; a search stopped by its
+//! clock keeps the best turn of the iteration it was in. Several threads search one
+//! position together over a shared lockless table (Lazy SMP).
 
 use crate::eval::{EvalWeights, evaluate};
 use crate::learned::{Accumulator, LearnedEval};
@@ -44,29 +50,12 @@ pub struct AbConfig {
     /// Threads searching together, sharing the table (Lazy SMP). With 1 the search is
     /// deterministic for a given sequence of searches limited by depth or nodes.
     pub threads: usize,
-    /// Which selective techniques are on (the `SEL_*` bits; 0: the full-width search of
-    /// commit ba10c4c, whose fixed-depth results are exact minimax).
-    pub features: u32,
+    /// Selective search (reverse futility pruning, null move, late-move reductions and
+    /// pruning, aspiration windows, internal iterative reduction; `ab.rs`'s constants).
+    /// `false`: the full-width search, whose fixed-depth results are exact minimax (the
+    /// guard's bounds, books, labels and teachers of fixed depth rely on it).
+    pub selective: bool,
 }
-
-/// Reverse futility pruning.
-pub const SEL_RFP: u32 = 1;
-/// Null-move pruning.
-pub const SEL_NMP: u32 = 2;
-/// Late-move reductions.
-pub const SEL_LMR: u32 = 4;
-/// Late-move pruning.
-pub const SEL_LMP: u32 = 8;
-/// Futility pruning.
-pub const SEL_FUT: u32 = 16;
-/// Aspiration windows.
-pub const SEL_ASP: u32 = 32;
-/// Internal iterative reduction.
-pub const SEL_IIR: u32 = 64;
-/// An interrupted iteration's best turn is kept.
-pub const SEL_PARTIAL: u32 = 128;
-/// Every technique.
-pub const SEL_ALL: u32 = 255;
 
 impl Default for AbConfig {
     fn default() -> Self {
@@ -76,7 +65,7 @@ impl Default for AbConfig {
             qsearch_depth: 6,
             learned: None,
             threads: 1,
-            features: SEL_ALL,
+            selective: true,
         }
     }
 }
@@ -167,10 +156,6 @@ const NMP_PIECES: u32 = 3;
 /// turns are searched.
 const LMP_DEPTH: i32 = 4;
 const LMP_BASE: usize = 4;
-/// Futility: at a quiet non-PV node this shallow whose static score plus the margin per
-/// turn is at most alpha, only the first turn is searched.
-const FUT_DEPTH: i32 = 2;
-const FUT_MARGIN: i32 = 80;
 /// Late-move reductions from this depth and move number (quiet turns, not killers).
 const LMR_DEPTH: i32 = 3;
 const LMR_MOVE: usize = 3;
@@ -213,9 +198,8 @@ impl AlphaBeta {
 
     /// Searches the current position of a game (its history feeds the repetition rule).
     pub fn search(&mut self, game: &History, limits: &Limits) -> SearchResult {
-        let path: Vec<u64> = (0..game.turns().len())
-            .map(|i| game.position_at(i).hash())
-            .collect();
+        let mut path = Vec::new();
+        game_path(game, &mut path);
         self.search_root(game.position(), &path, limits)
     }
 
@@ -246,7 +230,7 @@ impl AlphaBeta {
     ) -> Option<i32> {
         self.begin();
         let w = &mut self.workers[0];
-        w.set_path(game);
+        game_path(game, &mut w.path);
         w.begin(None, deadline);
         let root = game.position();
         w.set_root(root);
@@ -309,14 +293,6 @@ impl Worker {
         }
     }
 
-    /// The repetition rule's path: the positions of `game` before its current one.
-    fn set_path(&mut self, game: &History) {
-        self.path.clear();
-        for i in 0..game.turns().len() {
-            self.path.push(game.position_at(i).hash());
-        }
-    }
-
     /// Resets the counters and limits of a new search.
     fn begin(&mut self, node_limit: Option<u64>, deadline: Option<Instant>) {
         self.nodes = 0;
@@ -352,21 +328,18 @@ impl Worker {
             result.score = outcome_score(o, root, 0);
             return result;
         }
-        let f = self.cfg.features;
         for depth in first.min(max_depth)..=max_depth {
-            let score = if f & SEL_ASP != 0 && depth >= ASP_DEPTH && result.score.abs() < MATE_BOUND
-            {
-                self.aspiration(root, depth as i32, result.score)
-            } else {
-                self.negamax(root, depth as i32, 0, -INF, INF, true)
-            };
+            let score =
+                if self.cfg.selective && depth >= ASP_DEPTH && result.score.abs() < MATE_BOUND {
+                    self.aspiration(root, depth as i32, result.score)
+                } else {
+                    self.negamax(root, depth as i32, 0, -INF, INF, true)
+                };
             if self.stopped && depth > 1 {
                 // An interrupted iteration's best turn so far was searched to the full
                 // depth, and the table's turn (the last iteration's best) came first:
                 // it is at least as well founded as the last complete iteration's.
-                if f & SEL_PARTIAL != 0
-                    && let Some(&best) = self.pv[0].first()
-                {
+                if let Some(&best) = self.pv[0].first() {
                     result.best = Some(best);
                     result.pv = self.pv[0].clone();
                     result.score = self.partial;
@@ -554,15 +527,13 @@ impl Worker {
                 }
             }
         }
-        let f = self.cfg.features;
         let pv_node = beta - alpha > 1;
         // Captures are compulsory: either every turn captures or none does.
         let quiet_node = !list[0].is_capture();
         // Selective search where the static score says the node is decided: never at a
         // PV node, never where a capture is forced (its score is about to swing), never
         // near mate scores.
-        let mut futile = false;
-        if f != 0
+        if self.cfg.selective
             && !pv_node
             && ply > 0
             && quiet_node
@@ -570,12 +541,11 @@ impl Worker {
             && beta.abs() < MATE_BOUND
         {
             let eval = self.evaluate(pos, ply);
-            if f & SEL_RFP != 0 && depth <= RFP_DEPTH && eval - RFP_MARGIN * depth >= beta {
+            if depth <= RFP_DEPTH && eval - RFP_MARGIN * depth >= beta {
                 self.lists[ply] = list;
                 return eval;
             }
-            if f & SEL_NMP != 0
-                && null_ok
+            if null_ok
                 && depth >= NMP_DEPTH
                 && eval >= beta
                 && pos.pieces(pos.side_to_move()).count() > NMP_PIECES
@@ -595,9 +565,8 @@ impl Worker {
                     return if s > MATE_BOUND { beta } else { s };
                 }
             }
-            futile = f & SEL_FUT != 0 && depth <= FUT_DEPTH && eval + FUT_MARGIN * depth <= alpha;
         }
-        if f & SEL_IIR != 0 && hash_move == 0 && depth >= IIR_DEPTH {
+        if self.cfg.selective && hash_move == 0 && depth >= IIR_DEPTH {
             depth -= 1;
         }
         let mut order = std::mem::take(&mut self.order[ply]);
@@ -606,22 +575,29 @@ impl Worker {
         let mut best_idx = 0u16;
         let mut bound = Bound::Upper;
         let lmp_limit = LMP_BASE + (depth * depth) as usize;
+        let new_depth = depth - 1;
         for i in 0..order.len() {
             pick_next(&mut order, i);
             let idx = order[i].1 as usize;
             let t = list[idx];
-            let late = i > 0 && !pv_node && quiet_node && best > -MATE_BOUND;
-            if late && (futile || (f & SEL_LMP != 0 && depth <= LMP_DEPTH && i >= lmp_limit)) {
+            // Late-move pruning.
+            if self.cfg.selective
+                && i >= lmp_limit
+                && depth <= LMP_DEPTH
+                && !pv_node
+                && quiet_node
+                && best > -MATE_BOUND
+            {
                 break;
             }
             let mut child = *pos;
             child.play_unchecked(&t);
             self.path.push(key);
             let score = if i == 0 {
-                -self.negamax(&child, depth - 1, ply + 1, -beta, -alpha, true)
+                -self.negamax(&child, new_depth, ply + 1, -beta, -alpha, true)
             } else {
                 // Late quiet turns (not killers) are first searched shallower.
-                let r = if f & SEL_LMR != 0
+                let r = if self.cfg.selective
                     && quiet_node
                     && depth >= LMR_DEPTH
                     && i >= LMR_MOVE
@@ -632,12 +608,12 @@ impl Worker {
                 } else {
                     0
                 };
-                let mut s = -self.negamax(&child, depth - 1 - r, ply + 1, -alpha - 1, -alpha, true);
+                let mut s = -self.negamax(&child, new_depth - r, ply + 1, -alpha - 1, -alpha, true);
                 if r > 0 && s > alpha {
-                    s = -self.negamax(&child, depth - 1, ply + 1, -alpha - 1, -alpha, true);
+                    s = -self.negamax(&child, new_depth, ply + 1, -alpha - 1, -alpha, true);
                 }
                 if s > alpha && s < beta {
-                    -self.negamax(&child, depth - 1, ply + 1, -beta, -alpha, true)
+                    -self.negamax(&child, new_depth, ply + 1, -beta, -alpha, true)
                 } else {
                     s
                 }
@@ -756,6 +732,13 @@ impl Worker {
         self.lists[ply] = list;
         best
     }
+}
+
+/// The repetition rule's path: the hashes of the positions of `game` before its current
+/// one, into `out`.
+fn game_path(game: &History, out: &mut Vec<u64>) {
+    out.clear();
+    out.extend((0..game.turns().len()).map(|i| game.position_at(i).hash()));
 }
 
 /// Late-move reduction in turns for the `i`-th turn at `depth`: about

@@ -124,6 +124,8 @@ impl<E> AbBlend<E> {
                 AlphaBeta::new(AbConfig {
                     hash_mb: 8,
                     learned: learned.clone(),
+                    // Full width, as the blend was measured with.
+                    selective: false,
                     ..AbConfig::default()
                 })
             });

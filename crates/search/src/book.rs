@@ -233,6 +233,8 @@ pub fn make_book_excluding(
     let mut rng = SmallRng::seed_from_u64(spec.seed);
     let mut engine = AlphaBeta::new(AbConfig {
         hash_mb: 16,
+        // Full width: a book's scores are exact to its depth, as its header says.
+        selective: false,
         ..AbConfig::default()
     });
     let limits = Limits {

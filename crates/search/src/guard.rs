@@ -70,7 +70,7 @@ impl TurnGuard {
             ab: AlphaBeta::new(AbConfig {
                 hash_mb: 8,
                 // The full-width search: the guard's bounds are exact at its depth.
-                features: 0,
+                selective: false,
                 ..AbConfig::default()
             }),
             last_depth: 0,
@@ -84,7 +84,7 @@ impl TurnGuard {
             cfg,
             ab: AlphaBeta::new(AbConfig {
                 hash_mb: hash_mb.max(1),
-                features: 0,
+                selective: false,
                 ..AbConfig::default()
             }),
             last_depth: 0,

@@ -239,6 +239,8 @@ pub fn label_games(
                 let small = AbConfig {
                     hash_mb: 4,
                     learned: eval.cloned(),
+                    // Full width: labels of an exact search to the depth.
+                    selective: false,
                     ..AbConfig::default()
                 };
                 let mut player = AlphaBeta::new(small.clone());

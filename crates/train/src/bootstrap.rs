@@ -113,6 +113,8 @@ pub fn teacher_chunks(
         AlphaBeta::new(AbConfig {
             hash_mb: 16,
             learned: eval.clone(),
+            // Full width: the teacher the recipe was measured with.
+            selective: false,
             ..AbConfig::default()
         })
     };
