@@ -756,14 +756,25 @@ pub fn learn(
     let mut stats = SelfPlayStats::default();
     let mut said = None::<Instant>;
     let gpg = cfg.selfplay.games_per_generation as u64;
+    // Objects under `chunks/` that are not chunks, each reported once.
+    let mut strays = BTreeSet::new();
     while target.is_none_or(|t| learner.state.generation < t) {
         // Ingest what is new, oldest sequence numbers first, until a generation's games.
-        let mut keys: Vec<(u64, String, String)> = rs
-            .list("chunks")?
-            .into_iter()
-            .filter_map(|k| parse_chunk_key(&k).map(|(w, s)| (s, w, k)))
-            .filter(|(s, w, _)| !ledger.has(w, *s))
-            .collect();
+        let mut keys: Vec<(u64, String, String)> = Vec::new();
+        for k in rs.list("chunks")? {
+            match parse_chunk_key(&k) {
+                Some((w, s)) if !ledger.has(&w, s) => keys.push((s, w, k)),
+                Some(_) => {}
+                None => {
+                    if strays.insert(k.clone()) {
+                        progress.message(&format!(
+                            "`{}` is not a chunk (chunks/<worker>/<8 digits>.chunk): ignored",
+                            rs.key(&k)
+                        ));
+                    }
+                }
+            }
+        }
         keys.sort();
         for (seq, worker, key) in keys {
             if pending_games >= gpg {
@@ -1044,6 +1055,18 @@ mod tests {
     /// chunk set aside, a learner killed (dropped) between generations and resumed, a
     /// second worker with the same ID refused; every finished game's samples counted
     /// once.
+    /// Keeps the messages.
+    #[derive(Default)]
+    struct Lines(Vec<String>);
+    impl Progress for Lines {
+        fn message(&mut self, line: &str) {
+            self.0.push(line.to_string());
+        }
+        fn selfplay_started(&mut self, _: u64, _: usize) {}
+        fn game_finished(&mut self, _: usize) {}
+        fn selfplay_finished(&mut self) {}
+    }
+
     #[test]
     fn workers_and_learner_over_a_folder_store() {
         let cfg = smoke();
@@ -1080,11 +1103,18 @@ mod tests {
         };
         let w = selfplay_worker(&store, &wopts("w1", 16), &mut Quiet).unwrap();
         assert_eq!((w.chunks, w.games), (4, 16));
-        // A damaged chunk from a "worker" that died mid-write.
+        // A damaged chunk from a "worker" that died mid-write, and an object that is no
+        // chunk at all (reported once, then ignored).
         store
             .put("r/chunks/w9/00000000.chunk", b"FNRC half a chunk")
             .unwrap();
-        let s = learn(&store, &lopts(1), &mut Quiet).unwrap();
+        store.put("r/chunks/evil/junk.bin", b"junk").unwrap();
+        let mut lines = Lines::default();
+        let s = learn(&store, &lopts(1), &mut lines).unwrap();
+        let stray: Vec<_> = lines.0.iter().filter(|l| l.contains("junk.bin")).collect();
+        assert_eq!(stray.len(), 1, "{:?}", lines.0);
+        assert!(stray[0].contains("r/chunks/evil/junk.bin") && stray[0].contains("not a chunk"));
+        store.delete("r/chunks/evil/junk.bin").unwrap();
         assert_eq!((s.state.generation, s.state.games), (1, 8));
         assert!(store.exists("r/quarantine/w9/00000000.chunk").unwrap());
         assert!(!store.exists("r/chunks/w9/00000000.chunk").unwrap());
