@@ -14,8 +14,12 @@ use fanorona_search::Player;
 /// # Errors
 /// A bad spec, as an input error.
 pub fn parse_interactive(spec: &str) -> Result<EngineSpec> {
-    let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
-    EngineSpec::parse_with_threads(spec, cores).map_err(input_err)
+    EngineSpec::parse_with_threads(spec, cores()).map_err(input_err)
+}
+
+/// The machine's cores, the threads an interactive search may take.
+pub fn cores() -> usize {
+    std::thread::available_parallelism().map_or(1, |n| n.get())
 }
 
 /// The player of a spec for `variant`, on the binary's device.

@@ -397,8 +397,8 @@ async fn analyze_route(State(s): State<Arc<ServerState>>, Query(q): Params) -> A
         .filter(|e| !e.trim().is_empty())
         .cloned()
         .unwrap_or_else(|| s.engine.clone());
-    let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
-    let spec = EngineSpec::parse_with_threads(&engine, cores).map_err(ApiError::bad)?;
+    let spec =
+        EngineSpec::parse_with_threads(&engine, crate::engine::cores()).map_err(ApiError::bad)?;
     let spec = capped(spec, s.max_time);
     blocking(move || {
         let a: Analysis = match position(&fen, rules)? {

@@ -265,6 +265,12 @@ impl RunStore<'_> {
     fn delete(&self, k: &str) -> Result<(), TrainError> {
         Ok(self.store.delete(&self.key(k))?)
     }
+    /// Fails at once on a missing bucket: a listing answers "no such bucket" where some
+    /// servers answer a read of a missing object with "no such key", which a worker
+    /// would take for "no model yet" and wait on.
+    fn check_bucket(&self) -> Result<(), TrainError> {
+        self.list("models").map(|_| ())
+    }
     fn list(&self, prefix: &str) -> Result<Vec<String>, TrainError> {
         let strip = format!("{}/", self.run);
         Ok(self
@@ -458,9 +464,7 @@ pub fn selfplay_worker(
         .config
         .as_ref()
         .map_or(2.0, |c| c.distributed.poll_seconds);
-    // A listing answers "no such bucket" where some servers answer a read of a missing
-    // object with "no such key": a missing bucket is reported, not waited on.
-    rs.list("models")?;
+    rs.check_bucket()?;
     let mut said = None::<Instant>;
     let (cfg, mut latest) = loop {
         if check_layout(&rs)?
@@ -659,8 +663,7 @@ pub fn learn(
         store,
         run: opts.run.clone(),
     };
-    // A missing bucket is reported at once (see `selfplay_worker`).
-    rs.list("models")?;
+    rs.check_bucket()?;
     // The run: layout, then configuration (a second learner config is refused).
     if !check_layout(&rs)? {
         let b = serde_json::to_vec(&LayoutFile { layout: LAYOUT }).expect("serialises");
