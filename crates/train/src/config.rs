@@ -327,8 +327,9 @@ impl Default for BootstrapConfig {
 pub struct DistributedConfig {
     /// Games a worker plays per uploaded chunk (0: `selfplay.games_in_flight`).
     pub chunk_games: usize,
-    /// The learner drops chunks played by a model more than this many generations older
-    /// than its own.
+    /// Generations of games workers may run ahead of the learner (they wait beyond it);
+    /// the learner drops chunks played by a model more than this many generations older
+    /// than its own (workers take 0 as 1).
     pub max_staleness: u64,
     /// Seconds between looks at the store when there is nothing new.
     pub poll_seconds: f64,

@@ -32,7 +32,7 @@
 //! finding its sequence number taken by another session stops (two workers with one ID).
 
 use crate::config::TrainConfig;
-use crate::metrics::{JsonlSink, MetricsSink, Sinks, TensorboardSink};
+use crate::metrics::{JsonlSink, MetricsSink, Recorded, Sinks, TensorboardSink, jsonl_has_step};
 use crate::records::{self, GameRecord, Sample, fnv};
 use crate::run::{
     Learner, Progress, Summary, TrainError, generation_seed, io, log_generation, net_config,
@@ -55,6 +55,8 @@ pub const LAYOUT: u32 = 1;
 /// Version of the chunk format.
 pub const CHUNK_VERSION: u32 = 1;
 const CHUNK_MAGIC: &[u8; 4] = b"FNRC";
+/// A learner checkpoint's metrics line, written again on resume if the kill came first.
+const METRICS_FILE: &str = "metrics.json";
 
 /// What a chunk says about itself.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -227,8 +229,39 @@ pub struct Ledger {
     pub stale_chunks: u64,
     /// Samples in them.
     pub stale_samples: u64,
+    /// Games in them.
+    #[serde(default)]
+    pub stale_games: u64,
+    /// Their keys, each with the reason.
+    #[serde(default)]
+    pub stale: Vec<String>,
     /// Damaged chunks moved to `quarantine/`.
     pub quarantined: Vec<String>,
+}
+
+/// What the learner tells the workers (`learner/status.json`, rewritten when it
+/// changes): how many games wait to be trained on, so that workers running ahead of it
+/// wait instead of playing games too old to use.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct LearnerStatus {
+    /// The learner's generation (its newest published model).
+    pub generation: u64,
+    /// False once the learner has stopped at its generation limit.
+    pub running: bool,
+    /// Games read and not yet trained on (the next generation's and those after).
+    pub waiting_games: u64,
+    /// Chunk keys under `chunks/` the learner had read at its last look; a worker counts
+    /// any beyond these as waiting too.
+    pub read_chunks: u64,
+    /// Chunks dropped as too old, since the run began.
+    pub stale_chunks: u64,
+    /// Damaged chunks set aside, since the run began.
+    pub quarantined: u64,
+}
+
+impl LearnerStatus {
+    /// Where it is kept in a run.
+    pub const KEY: &'static str = "learner/status.json";
 }
 
 impl Ledger {
@@ -483,6 +516,8 @@ pub fn selfplay_worker(
         }
         std::thread::sleep(Duration::from_secs_f64(poll));
     };
+    // How far workers may run ahead is the run's (the learner drops what is older).
+    let budget = cfg.distributed.max_staleness.max(1) * cfg.selfplay.games_per_generation as u64;
     let cfg = match &opts.config {
         // The worker's own plumbing settings, the run's training settings.
         Some(mine) => TrainConfig {
@@ -512,7 +547,7 @@ pub fn selfplay_worker(
     ));
     loop {
         let left = opts.games.map(|n| n.saturating_sub(summary.games));
-        if left == Some(0) {
+        if left == Some(0) || !wait_for_learner(&rs, opts, budget, chunk_games, poll, progress)? {
             break;
         }
         // The newest model (published whole before the pointer moved).
@@ -588,6 +623,60 @@ pub fn selfplay_worker(
     }
     summary.seconds = t0.elapsed().as_secs_f64();
     Ok(summary)
+}
+
+/// Waits while the games waiting for the learner reach `budget` (the run's
+/// `distributed.max_staleness` generations of games): a game played further ahead would
+/// reach the learner too late to be used. False when the learner has stopped for good
+/// with that many games waiting: nothing more will be read.
+fn wait_for_learner(
+    rs: &RunStore,
+    opts: &WorkerOptions,
+    budget: u64,
+    chunk_games: u64,
+    poll: f64,
+    progress: &mut dyn Progress,
+) -> Result<bool, TrainError> {
+    let mut said = None::<Instant>;
+    loop {
+        // A learner older than the status file: no budget to keep.
+        let Some(bytes) = rs.get(LearnerStatus::KEY)? else {
+            return Ok(true);
+        };
+        let status: LearnerStatus = serde_json::from_slice(&bytes).map_err(|e| {
+            TrainError::Distributed(format!(
+                "{}: `{}` is damaged: {e}",
+                rs.store.url(),
+                rs.key(LearnerStatus::KEY)
+            ))
+        })?;
+        // Chunks uploaded since the learner's last look count as whole chunks.
+        let listed = rs
+            .list("chunks")?
+            .iter()
+            .filter(|k| parse_chunk_key(k).is_some())
+            .count() as u64;
+        let waiting =
+            status.waiting_games + listed.saturating_sub(status.read_chunks) * chunk_games;
+        if waiting < budget {
+            return Ok(true);
+        }
+        if !status.running {
+            progress.message(&format!(
+                "worker `{}`: the learner stopped at generation {} with {waiting} games unread (the run lets workers run {budget} games ahead): nothing more to play for",
+                opts.worker, status.generation
+            ));
+            return Ok(false);
+        }
+        if said.is_none_or(|t| t.elapsed() > Duration::from_secs(30)) {
+            progress.message(&format!(
+                "worker `{}`: {waiting} games wait for the learner (at generation {}), as many as the run lets workers run ahead (distributed.max_staleness x selfplay.games_per_generation = {budget}); waiting for it to train",
+                opts.worker, status.generation
+            ));
+            said = Some(Instant::now());
+        }
+        std::thread::sleep(Duration::from_secs_f64(poll));
+    }
 }
 
 /// Writes a chunk under its key unless that key is taken; a key taken by this session
@@ -680,12 +769,16 @@ pub fn learn(
 
     // Resume from the newest checkpoint in the store, or start.
     let mut ledger = Ledger::default();
+    let mut resumed_metrics = None::<Recorded>;
     let mut learner = match rs.pointer("learner/LATEST")? {
         Some(g) => {
             let dir = opts.cache.join(format!("learner-{g:05}"));
             rs.download_dir(&format!("learner/{g:05}"), &dir)?;
             let (l, _) = Learner::resume(&dir, cfg, &opts.device, &mut |m| progress.message(m))?;
             ledger = read_json(&dir.join("ledger.json"))?;
+            if dir.join(METRICS_FILE).exists() {
+                resumed_metrics = Some(read_json(&dir.join(METRICS_FILE))?);
+            }
             // The network and optimizer read their files lazily: the folder stays in the
             // cache for the learner's life.
             progress.message(&format!(
@@ -735,6 +828,23 @@ pub fn learn(
         }
     };
     learner.eval_file = players_eval_file(cfg)?;
+    let target = match opts.generations {
+        Some(n) => Some(n),
+        None => (cfg.run.generations > 0).then_some(cfg.run.generations),
+    };
+    // Before the model: workers that see it see a running learner.
+    if target.is_none_or(|t| learner.state.generation < t) {
+        // Running (until its first look, workers count every chunk as waiting).
+        let start = LearnerStatus {
+            generation: learner.state.generation,
+            running: true,
+            ..LearnerStatus::default()
+        };
+        rs.put(
+            LearnerStatus::KEY,
+            &serde_json::to_vec(&start).expect("serialises"),
+        )?;
+    }
     // The model of the learner's generation must be published (a crash may have come
     // between the checkpoint and the model).
     let published = rs.pointer("models/LATEST")?;
@@ -742,15 +852,16 @@ pub fn learn(
         publish_model(&rs, &learner, cfg, opts)?;
     }
 
-    let target = match opts.generations {
-        Some(n) => Some(n),
-        None => (cfg.run.generations > 0).then_some(cfg.run.generations),
-    };
     let poll = Duration::from_secs_f64(cfg.distributed.poll_seconds);
     let mut sinks = Sinks(vec![
         Box::new(JsonlSink::open(&exp_dir.join("metrics.jsonl")).map_err(io(&exp_dir))?),
         Box::new(TensorboardSink::open(&exp_dir.join("tb"))),
     ]);
+    if let Some(m) = resumed_metrics
+        && !jsonl_has_step(&exp_dir.join("metrics.jsonl"), m.step)
+    {
+        m.replay(&mut sinks);
+    }
     let session = Instant::now();
     let seconds_before = learner.state.seconds;
     let mut gen_start = Instant::now();
@@ -761,53 +872,40 @@ pub fn learn(
     let gpg = cfg.selfplay.games_per_generation as u64;
     // Objects under `chunks/` that are not chunks, each reported once.
     let mut strays = BTreeSet::new();
+    // Chunks read and not yet in a generation, oldest sequence numbers first; read ahead
+    // up to the games workers may run ahead, so that the status they read is exact.
+    let mut queue: BTreeMap<(u64, String), Chunk> = BTreeMap::new();
+    let read_ahead = (cfg.distributed.max_staleness + 1) * gpg;
+    let mut status = None::<LearnerStatus>;
     while target.is_none_or(|t| learner.state.generation < t) {
-        // Ingest what is new, oldest sequence numbers first, until a generation's games.
-        let mut keys: Vec<(u64, String, String)> = Vec::new();
-        for k in rs.list("chunks")? {
-            match parse_chunk_key(&k) {
-                Some((w, s)) if !ledger.has(&w, s) => keys.push((s, w, k)),
-                Some(_) => {}
-                None => {
-                    if strays.insert(k.clone()) {
-                        progress.message(&format!(
-                            "`{}` is not a chunk (chunks/<worker>/<8 digits>.chunk): ignored",
-                            rs.key(&k)
-                        ));
-                    }
-                }
-            }
-        }
-        keys.sort();
-        for (seq, worker, key) in keys {
-            if pending_games >= gpg {
-                break;
-            }
-            let Some(bytes) = rs.get(&key)? else { continue };
+        let read_chunks = look(
+            &rs,
+            &mut ledger,
+            &mut queue,
+            &mut strays,
+            read_ahead.saturating_sub(pending_games),
+            progress,
+        )?;
+        // Into the next generation, oldest first, until it has its games.
+        while pending_games < gpg
+            && let Some(((seq, worker), chunk)) = queue.pop_first()
+        {
             ledger.mark(&worker, seq);
-            let chunk = match decode_chunk(&bytes, &opts.run) {
-                Ok(c) if c.header.worker == worker && c.header.seq == seq => c,
-                other => {
-                    let reason = match other {
-                        Ok(c) => format!(
-                            "it says it is chunk {} of worker `{}`",
-                            c.header.seq, c.header.worker
-                        ),
-                        Err(e) => e,
-                    };
-                    quarantine(&rs, &key, &bytes, &reason, &mut ledger, progress)?;
-                    continue;
-                }
-            };
             if chunk.header.generation + cfg.distributed.max_staleness < learner.state.generation {
-                ledger.stale_chunks += 1;
-                ledger.stale_samples += chunk.header.samples;
-                progress.message(&format!(
-                    "chunk `{}` was played by model {}, more than {} generations before {}: dropped",
-                    rs.key(&key),
+                let key = rs.key(&chunk_key(&worker, seq));
+                let reason = format!(
+                    "played by model {}, more than distributed.max_staleness = {} generations before {}",
                     chunk.header.generation,
                     cfg.distributed.max_staleness,
                     learner.state.generation
+                );
+                ledger.stale_chunks += 1;
+                ledger.stale_samples += chunk.header.samples;
+                ledger.stale_games += chunk.header.games;
+                ledger.stale.push(format!("{key}: {reason}"));
+                progress.message(&format!(
+                    "chunk `{key}` ({} games) dropped: {reason} (more games were in flight at once than a generation takes: workers x distributed.chunk_games above selfplay.games_per_generation?)",
+                    chunk.header.games
                 ));
                 continue;
             }
@@ -820,10 +918,35 @@ pub fn learn(
             stats.add(&s);
             learner.replay.extend(chunk.samples);
         }
+        let now = LearnerStatus {
+            generation: learner.state.generation,
+            running: true,
+            waiting_games: pending_games + queue.values().map(|c| c.header.games).sum::<u64>(),
+            read_chunks,
+            stale_chunks: ledger.stale_chunks,
+            quarantined: ledger.quarantined.len() as u64,
+        };
+        if status.as_ref() != Some(&now) {
+            rs.put(
+                LearnerStatus::KEY,
+                &serde_json::to_vec(&now).expect("serialises"),
+            )?;
+            status = Some(now);
+        }
         if pending_games < gpg {
             if said.is_none_or(|t| t.elapsed() > Duration::from_secs(30)) {
+                let dropped = if ledger.stale_chunks + ledger.quarantined.len() as u64 > 0 {
+                    format!(
+                        "; set aside so far: {} chunks ({} games) too old, {} damaged",
+                        ledger.stale_chunks,
+                        ledger.stale_games,
+                        ledger.quarantined.len()
+                    )
+                } else {
+                    String::new()
+                };
                 progress.message(&format!(
-                    "learner: generation {} has {pending_games} of {gpg} games; waiting for workers",
+                    "learner: generation {} has {pending_games} of {gpg} games (selfplay.games_per_generation); waiting for workers to upload more{dropped}",
                     learner.state.generation + 1
                 ));
                 said = Some(Instant::now());
@@ -839,11 +962,12 @@ pub fn learn(
         learner.state.generation = g;
         learner.state.untrained_samples = 0;
         learner.state.seconds = seconds_before + session.elapsed().as_secs_f64();
-        save_learner(&rs, &learner, &ledger, cfg, opts)?;
-        publish_model(&rs, &learner, cfg, opts)?;
         stats.seconds = gen_start.elapsed().as_secs_f64();
+        // The metrics go into the checkpoint and then into the sinks: a learner killed
+        // between the two writes the line when it resumes.
+        let mut metrics = Recorded::default();
         log_generation(
-            &mut sinks,
+            &mut metrics,
             g,
             &stats,
             &losses,
@@ -853,6 +977,9 @@ pub fn learn(
             learner.replay.len(),
             None,
         );
+        save_learner(&rs, &learner, &ledger, &metrics, cfg, opts)?;
+        publish_model(&rs, &learner, cfg, opts)?;
+        metrics.replay(&mut sinks);
         progress.message(&summary_line(
             g,
             &stats,
@@ -867,10 +994,89 @@ pub fn learn(
         gen_start = Instant::now();
     }
     sinks.flush();
+    // Workers that are ahead end instead of waiting for a learner that has stopped; a
+    // last look makes the count of what waits exact.
+    let read_chunks = look(
+        &rs,
+        &mut ledger,
+        &mut queue,
+        &mut strays,
+        read_ahead.saturating_sub(pending_games),
+        progress,
+    )?;
+    let last = LearnerStatus {
+        generation: learner.state.generation,
+        running: false,
+        waiting_games: pending_games + queue.values().map(|c| c.header.games).sum::<u64>(),
+        read_chunks,
+        stale_chunks: ledger.stale_chunks,
+        quarantined: ledger.quarantined.len() as u64,
+    };
+    rs.put(
+        LearnerStatus::KEY,
+        &serde_json::to_vec(&last).expect("serialises"),
+    )?;
     Ok(Summary {
         state: learner.state,
         last_checkpoint: None,
     })
+}
+
+/// One look at `chunks/`: reads new chunks into `queue` (damaged ones quarantined) until
+/// it holds `read_ahead` games; returns how many chunk keys under `chunks/` have been read.
+fn look(
+    rs: &RunStore,
+    ledger: &mut Ledger,
+    queue: &mut BTreeMap<(u64, String), Chunk>,
+    strays: &mut BTreeSet<String>,
+    read_ahead: u64,
+    progress: &mut dyn Progress,
+) -> Result<u64, TrainError> {
+    let mut fresh: Vec<(u64, String, String)> = Vec::new();
+    let mut read_chunks = 0u64;
+    for k in rs.list("chunks")? {
+        match parse_chunk_key(&k) {
+            Some((w, s)) if ledger.has(&w, s) || queue.contains_key(&(s, w.clone())) => {
+                read_chunks += 1;
+            }
+            Some((w, s)) => fresh.push((s, w, k)),
+            None => {
+                if strays.insert(k.clone()) {
+                    progress.message(&format!(
+                        "`{}` is not a chunk (chunks/<worker>/<8 digits>.chunk): ignored",
+                        rs.key(&k)
+                    ));
+                }
+            }
+        }
+    }
+    fresh.sort();
+    let mut queued: u64 = queue.values().map(|c| c.header.games).sum();
+    for (seq, worker, key) in fresh {
+        if queued >= read_ahead {
+            break;
+        }
+        let Some(bytes) = rs.get(&key)? else { continue };
+        match decode_chunk(&bytes, &rs.run) {
+            Ok(c) if c.header.worker == worker && c.header.seq == seq => {
+                queued += c.header.games;
+                read_chunks += 1;
+                queue.insert((seq, worker), c);
+            }
+            other => {
+                let reason = match other {
+                    Ok(c) => format!(
+                        "it says it is chunk {} of worker `{}`",
+                        c.header.seq, c.header.worker
+                    ),
+                    Err(e) => e,
+                };
+                ledger.mark(&worker, seq);
+                quarantine(rs, &key, &bytes, &reason, ledger, progress)?;
+            }
+        }
+    }
+    Ok(read_chunks)
 }
 
 /// A worker's next sequence number: after the last of its chunks, waiting or
@@ -920,16 +1126,18 @@ fn save_learner(
     rs: &RunStore,
     learner: &Learner,
     ledger: &Ledger,
+    metrics: &Recorded,
     cfg: &TrainConfig,
     opts: &LearnerOptions,
 ) -> Result<(), TrainError> {
     let g = learner.state.generation;
     let dir = opts.cache.join(format!("learner-{g:05}"));
     let ledger_json = serde_json::to_vec(ledger).expect("ledgers serialise");
+    let metrics_json = serde_json::to_vec(metrics).expect("metrics serialise");
     learner.save(
         &dir,
         &learner.meta(cfg, g, &opts.run),
-        &[("ledger.json", &ledger_json)],
+        &[("ledger.json", &ledger_json), (METRICS_FILE, &metrics_json)],
     )?;
     rs.upload_dir(&dir, &format!("learner/{g:05}"))?;
     let _ = std::fs::remove_dir_all(&dir);
@@ -1239,6 +1447,170 @@ mod tests {
         assert!(store.exists("r/chunks/w9/00000002.chunk").unwrap());
         let s4 = learn(&store, &lopts(4), &mut Quiet).unwrap();
         assert_eq!((s4.state.generation, s4.state.games), (4, 32));
+        std::fs::remove_dir_all(&dir).ok();
+    }
+
+    /// Two workers far faster than the learner (`max_staleness = 1`): they wait instead
+    /// of running ahead, nothing is dropped, and when the learner stops every game they
+    /// finished is either trained on or waiting in its status.
+    #[test]
+    fn workers_faster_than_the_learner_wait_and_lose_nothing() {
+        let mut cfg = smoke();
+        cfg.distributed.max_staleness = 1;
+        // A slower learner: more training steps per sample.
+        cfg.train.train_ratio = 4.0;
+        let dir = tmp("fast");
+        let store = Store::open(
+            &format!("file://{}", dir.join("store").display()),
+            Duration::from_secs(2),
+        )
+        .unwrap();
+        let device = Device::default();
+        let lopts = |generations| LearnerOptions {
+            run: "r".into(),
+            config: cfg.clone(),
+            generations: Some(generations),
+            device: device.clone(),
+            cache: dir.join("lcache"),
+            experiments_root: dir.join("exp"),
+        };
+        learn(&store, &lopts(0), &mut Quiet).unwrap();
+        let wopts = |id: &str| WorkerOptions {
+            run: "r".into(),
+            config: Some(cfg.clone()),
+            games: Some(400),
+            worker: id.into(),
+            device: device.clone(),
+            cache: dir.join(format!("wcache-{id}")),
+        };
+        let (mut a_lines, mut b_lines) = (Lines::default(), Lines::default());
+        let (summary, a, b) = std::thread::scope(|s| {
+            let l = s.spawn(|| learn(&store, &lopts(4), &mut Quiet).unwrap());
+            // The workers once the learner runs (one that has stopped ends them).
+            while !store
+                .get("r/learner/status.json")
+                .unwrap()
+                .is_some_and(|b| serde_json::from_slice::<LearnerStatus>(&b).unwrap().running)
+            {
+                std::thread::sleep(Duration::from_millis(10));
+            }
+            let a = s.spawn(|| selfplay_worker(&store, &wopts("a"), &mut a_lines).unwrap());
+            let b = s.spawn(|| selfplay_worker(&store, &wopts("b"), &mut b_lines).unwrap());
+            (l.join().unwrap(), a.join().unwrap(), b.join().unwrap())
+        });
+        assert_eq!((summary.state.generation, summary.state.games), (4, 32));
+        // The workers stopped early, saying why, once the learner had stopped.
+        assert!(a.games < 400 && b.games < 400, "{a:?} {b:?}");
+        for lines in [&a_lines, &b_lines] {
+            assert!(
+                lines.0.iter().any(|l| l.contains("wait for the learner")),
+                "{:?}",
+                lines.0
+            );
+            assert!(
+                lines.0.last().unwrap().contains("nothing more to play for"),
+                "{:?}",
+                lines.0
+            );
+        }
+        let ledger: Ledger =
+            serde_json::from_slice(&store.get("r/learner/00004/ledger.json").unwrap().unwrap())
+                .unwrap();
+        assert_eq!((ledger.stale_chunks, ledger.stale.len()), (0, 0));
+        let status: LearnerStatus =
+            serde_json::from_slice(&store.get("r/learner/status.json").unwrap().unwrap()).unwrap();
+        assert!(!status.running);
+        // Every finished game is in the store, and trained on or waiting.
+        let mut stored = 0;
+        for k in store.list("r/chunks").unwrap() {
+            stored += decode_chunk(&store.get(&k).unwrap().unwrap(), "r")
+                .unwrap()
+                .header
+                .games;
+        }
+        assert_eq!(stored, a.games + b.games);
+        // The workers stopped at the budget (a generation, max_staleness = 1) and no more
+        // than a generation past it: a restarted learner trains on what waits, drops
+        // nothing, and its status counts the rest.
+        let unread = stored - summary.state.games;
+        assert!((8..24).contains(&unread), "{unread} games unread");
+        let s5 = learn(&store, &lopts(4 + unread / 8), &mut Quiet).unwrap();
+        assert_eq!(s5.state.games, 32 + unread / 8 * 8);
+        let ledger: Ledger = serde_json::from_slice(
+            &store
+                .get(&format!("r/learner/{:05}/ledger.json", s5.state.generation))
+                .unwrap()
+                .unwrap(),
+        )
+        .unwrap();
+        assert_eq!(ledger.stale_chunks, 0);
+        let status: LearnerStatus =
+            serde_json::from_slice(&store.get("r/learner/status.json").unwrap().unwrap()).unwrap();
+        assert_eq!(s5.state.games + status.waiting_games, stored);
+        // Its metrics line: written with the checkpoint and into metrics.jsonl once.
+        let jsonl = std::fs::read_to_string(dir.join("exp/r/metrics.jsonl")).unwrap();
+        let lines_of = |step: u64| {
+            jsonl
+                .lines()
+                .filter(|l| {
+                    l.contains("\"loss/policy\"") && l.contains(&format!("\"step\":{step},"))
+                })
+                .count()
+        };
+        assert_eq!((lines_of(4), lines_of(s5.state.generation)), (1, 1));
+        std::fs::remove_dir_all(&dir).ok();
+    }
+
+    /// A learner killed after its checkpoint and before its metrics line writes the line
+    /// when it resumes, once.
+    #[test]
+    fn a_generation_s_metrics_survive_a_kill_after_the_checkpoint() {
+        let cfg = smoke();
+        let dir = tmp("metrics");
+        let store = Store::open(
+            &format!("file://{}", dir.join("store").display()),
+            Duration::from_secs(2),
+        )
+        .unwrap();
+        let device = Device::default();
+        let lopts = |generations| LearnerOptions {
+            run: "r".into(),
+            config: cfg.clone(),
+            generations: Some(generations),
+            device: device.clone(),
+            cache: dir.join("lcache"),
+            experiments_root: dir.join("exp"),
+        };
+        learn(&store, &lopts(0), &mut Quiet).unwrap();
+        let w = WorkerOptions {
+            run: "r".into(),
+            config: Some(cfg.clone()),
+            games: Some(8),
+            worker: "w".into(),
+            device: device.clone(),
+            cache: dir.join("wcache"),
+        };
+        selfplay_worker(&store, &w, &mut Quiet).unwrap();
+        learn(&store, &lopts(1), &mut Quiet).unwrap();
+        let path = dir.join("exp/r/metrics.jsonl");
+        let whole = std::fs::read_to_string(&path).unwrap();
+        assert!(jsonl_has_step(&path, 1));
+        // As if killed before the line: the file without it.
+        std::fs::write(&path, "").unwrap();
+        learn(&store, &lopts(1), &mut Quiet).unwrap();
+        let again = std::fs::read_to_string(&path).unwrap();
+        let tags = |t: &str| -> Vec<String> {
+            t.lines()
+                .map(|l| {
+                    let v: serde_json::Value = serde_json::from_str(l).unwrap();
+                    format!("{}@{}={}", v["tag"], v["step"], v["value"])
+                })
+                .collect()
+        };
+        assert_eq!(tags(&again), tags(&whole));
+        // Resumed once more with the line in place: not written twice.
+        learn(&store, &lopts(1), &mut Quiet).unwrap();
+        assert_eq!(std::fs::read_to_string(&path).unwrap(), again);
         std::fs::remove_dir_all(&dir).ok();
     }
 }

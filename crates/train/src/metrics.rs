@@ -97,3 +97,41 @@ impl MetricsSink for Sinks {
         }
     }
 }
+
+/// One step's scalars held back, to be written with a checkpoint and replayed into the
+/// real sinks after it (so that a process killed between the two loses no line).
+#[derive(Clone, Debug, Default, PartialEq, serde::Serialize, serde::Deserialize)]
+pub struct Recorded {
+    /// The step.
+    pub step: u64,
+    /// `(tag, value)` in the order they were recorded.
+    pub scalars: Vec<(String, f64)>,
+}
+
+impl Recorded {
+    /// Writes every scalar to `sink` and flushes it.
+    pub fn replay(&self, sink: &mut dyn MetricsSink) {
+        for (tag, value) in &self.scalars {
+            sink.scalar(tag, self.step, *value);
+        }
+        sink.flush();
+    }
+}
+
+impl MetricsSink for Recorded {
+    fn scalar(&mut self, tag: &str, step: u64, value: f64) {
+        self.step = step;
+        self.scalars.push((tag.to_string(), value));
+    }
+    fn flush(&mut self) {}
+}
+
+/// Whether a JSON-lines metrics file (as [`JsonlSink`] writes it) holds a line of `step`.
+pub fn jsonl_has_step(path: &Path, step: u64) -> bool {
+    let Ok(text) = std::fs::read_to_string(path) else {
+        return false;
+    };
+    text.lines().rev().any(|l| {
+        serde_json::from_str::<serde_json::Value>(l).is_ok_and(|v| v["step"].as_u64() == Some(step))
+    })
+}
