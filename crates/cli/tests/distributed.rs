@@ -73,6 +73,26 @@ fn strings(a: &[&str]) -> Vec<String> {
     a.iter().map(|s| s.to_string()).collect()
 }
 
+/// `ROLE --store URL --run r --config CONFIG --json EXTRA...`
+fn run_args(role: &str, url: &str, config: &str, extra: &[&str]) -> Vec<String> {
+    let mut a = strings(&[
+        role, "--store", url, "--run", "r", "--config", config, "--json",
+    ]);
+    a.extend(strings(extra));
+    a
+}
+
+/// A learner's arguments: `--generations N --experiments DIR/exp` after `common`.
+fn learner_args(mut common: Vec<String>, generations: u64, dir: &Path) -> Vec<String> {
+    common.extend(strings(&[
+        "--generations",
+        &generations.to_string(),
+        "--experiments",
+    ]));
+    common.push(dir.join("exp").display().to_string());
+    common
+}
+
 fn wait_for(what: &str, limit: Duration, mut f: impl FnMut() -> bool) {
     let t0 = Instant::now();
     while !f() {
@@ -146,14 +166,8 @@ fn the_smoke_example_over_a_folder_store() {
     let dir = tmp("smoke");
     let url = format!("file://{}", dir.join("store").display());
     let config = repo_file("configs/smoke.toml");
-    let common = |role: &str| {
-        strings(&[
-            role, "--store", &url, "--run", "r", "--config", &config, "--json",
-        ])
-    };
-    let mut learn = common("learn");
-    learn.extend(strings(&["--generations", "2", "--experiments"]));
-    learn.push(dir.join("exp").display().to_string());
+    let common = |role: &str| run_args(role, &url, &config, &[]);
+    let learn = learner_args(common("learn"), 2, &dir);
     let mut work = common("selfplay");
     work.extend(strings(&["--games", "64", "--worker", "w1", "--quiet"]));
     // The worker first: it waits for the learner's first model.
@@ -381,24 +395,19 @@ fn faults_over_an_s3_server_lose_nothing_and_count_nothing_twice() {
     let run_dir = root.join("bucket/runs/r");
     let config = repo_file("configs/smoke.toml");
     let common = |role: &str| {
-        strings(&[
+        run_args(
             role,
-            "--store",
             url,
-            "--run",
-            "r",
-            "--config",
             &config,
-            "--json",
-            "--set",
-            "distributed.poll_seconds=0.2",
-            "--set",
-            "distributed.max_staleness=1000",
-        ])
+            &[
+                "--set",
+                "distributed.poll_seconds=0.2",
+                "--set",
+                "distributed.max_staleness=1000",
+            ],
+        )
     };
-    let mut learn = common("learn");
-    learn.extend(strings(&["--generations", "6", "--experiments"]));
-    learn.push(dir.join("exp").display().to_string());
+    let learn = learner_args(common("learn"), 6, &dir);
     let worker = |id: &str, games: &str| {
         let mut w = common("selfplay");
         w.extend(strings(&["--worker", id, "--games", games, "--quiet"]));
@@ -472,22 +481,14 @@ fn workers_faster_than_the_learner_lose_no_game_over_s3() {
     let run_dir = root.join("bucket/runs/r");
     let config = repo_file("configs/smoke.toml");
     let common = |role: &str| {
-        strings(&[
+        run_args(
             role,
-            "--store",
             "s3://bucket/runs",
-            "--run",
-            "r",
-            "--config",
             &config,
-            "--json",
-            "--set",
-            "distributed.poll_seconds=0.1",
-        ])
+            &["--set", "distributed.poll_seconds=0.1"],
+        )
     };
-    let mut learn = common("learn");
-    learn.extend(strings(&["--generations", "3", "--experiments"]));
-    learn.push(dir.join("exp").display().to_string());
+    let learn = learner_args(common("learn"), 3, &dir);
     let l = spawn(&learn, &env, &dir.join("l.log"));
     let workers: Vec<Proc> = ["f1", "f2"]
         .iter()

@@ -878,12 +878,13 @@ pub fn learn(
     let read_ahead = (cfg.distributed.max_staleness + 1) * gpg;
     let mut status = None::<LearnerStatus>;
     while target.is_none_or(|t| learner.state.generation < t) {
-        let read_chunks = look(
+        let now = look(
             &rs,
             &mut ledger,
             &mut queue,
             &mut strays,
-            read_ahead.saturating_sub(pending_games),
+            read_ahead,
+            (learner.state.generation, true, pending_games),
             progress,
         )?;
         // Into the next generation, oldest first, until it has its games.
@@ -918,14 +919,6 @@ pub fn learn(
             stats.add(&s);
             learner.replay.extend(chunk.samples);
         }
-        let now = LearnerStatus {
-            generation: learner.state.generation,
-            running: true,
-            waiting_games: pending_games + queue.values().map(|c| c.header.games).sum::<u64>(),
-            read_chunks,
-            stale_chunks: ledger.stale_chunks,
-            quarantined: ledger.quarantined.len() as u64,
-        };
         if status.as_ref() != Some(&now) {
             rs.put(
                 LearnerStatus::KEY,
@@ -996,22 +989,15 @@ pub fn learn(
     sinks.flush();
     // Workers that are ahead end instead of waiting for a learner that has stopped; a
     // last look makes the count of what waits exact.
-    let read_chunks = look(
+    let last = look(
         &rs,
         &mut ledger,
         &mut queue,
         &mut strays,
-        read_ahead.saturating_sub(pending_games),
+        read_ahead,
+        (learner.state.generation, false, pending_games),
         progress,
     )?;
-    let last = LearnerStatus {
-        generation: learner.state.generation,
-        running: false,
-        waiting_games: pending_games + queue.values().map(|c| c.header.games).sum::<u64>(),
-        read_chunks,
-        stale_chunks: ledger.stale_chunks,
-        quarantined: ledger.quarantined.len() as u64,
-    };
     rs.put(
         LearnerStatus::KEY,
         &serde_json::to_vec(&last).expect("serialises"),
@@ -1023,15 +1009,17 @@ pub fn learn(
 }
 
 /// One look at `chunks/`: reads new chunks into `queue` (damaged ones quarantined) until
-/// it holds `read_ahead` games; returns how many chunk keys under `chunks/` have been read.
+/// it and the `pending` games of the next generation hold `read_ahead` games; returns the
+/// status for the workers of a learner at `generation`, `running` or not.
 fn look(
     rs: &RunStore,
     ledger: &mut Ledger,
     queue: &mut BTreeMap<(u64, String), Chunk>,
     strays: &mut BTreeSet<String>,
     read_ahead: u64,
+    (generation, running, pending): (u64, bool, u64),
     progress: &mut dyn Progress,
-) -> Result<u64, TrainError> {
+) -> Result<LearnerStatus, TrainError> {
     let mut fresh: Vec<(u64, String, String)> = Vec::new();
     let mut read_chunks = 0u64;
     for k in rs.list("chunks")? {
@@ -1053,7 +1041,7 @@ fn look(
     fresh.sort();
     let mut queued: u64 = queue.values().map(|c| c.header.games).sum();
     for (seq, worker, key) in fresh {
-        if queued >= read_ahead {
+        if pending + queued >= read_ahead {
             break;
         }
         let Some(bytes) = rs.get(&key)? else { continue };
@@ -1076,7 +1064,14 @@ fn look(
             }
         }
     }
-    Ok(read_chunks)
+    Ok(LearnerStatus {
+        generation,
+        running,
+        waiting_games: pending + queued,
+        read_chunks,
+        stale_chunks: ledger.stale_chunks,
+        quarantined: ledger.quarantined.len() as u64,
+    })
 }
 
 /// A worker's next sequence number: after the last of its chunks, waiting or
@@ -1205,6 +1200,46 @@ mod tests {
         d
     }
 
+    /// A folder store in a fresh temporary folder, and the options of run `r`'s learners
+    /// and workers over it.
+    struct Fixture {
+        dir: PathBuf,
+        store: Store,
+        cfg: TrainConfig,
+    }
+
+    impl Fixture {
+        fn new(name: &str, cfg: TrainConfig) -> Fixture {
+            let dir = tmp(name);
+            let store = Store::open(
+                &format!("file://{}", dir.join("store").display()),
+                Duration::from_secs(2),
+            )
+            .unwrap();
+            Fixture { dir, store, cfg }
+        }
+        fn learner(&self, generations: u64) -> LearnerOptions {
+            LearnerOptions {
+                run: "r".into(),
+                config: self.cfg.clone(),
+                generations: Some(generations),
+                device: Device::default(),
+                cache: self.dir.join("lcache"),
+                experiments_root: self.dir.join("exp"),
+            }
+        }
+        fn worker(&self, id: &str, games: u64) -> WorkerOptions {
+            WorkerOptions {
+                run: "r".into(),
+                config: Some(self.cfg.clone()),
+                games: Some(games),
+                worker: id.into(),
+                device: Device::default(),
+                cache: self.dir.join(format!("wcache-{id}")),
+            }
+        }
+    }
+
     #[test]
     fn chunks_round_trip_and_damage_is_named() {
         let cfg = smoke();
@@ -1280,39 +1315,19 @@ mod tests {
 
     #[test]
     fn workers_and_learner_over_a_folder_store() {
-        let cfg = smoke();
-        let dir = tmp("loop");
-        let store = Store::open(
-            &format!("file://{}", dir.join("store").display()),
-            Duration::from_secs(2),
-        )
-        .unwrap();
-        let device = Device::default();
-        let lopts = |generations| LearnerOptions {
-            run: "r".into(),
-            config: cfg.clone(),
-            generations: Some(generations),
-            device: device.clone(),
-            cache: dir.join("lcache"),
-            experiments_root: dir.join("exp"),
-        };
+        let f = Fixture::new("loop", smoke());
+        let (cfg, dir, store) = (&f.cfg, &f.dir, &f.store);
+        let lopts = |generations| f.learner(generations);
         // A warm start is `fanorona train`'s: the learner refuses one, naming the key.
         let mut warm = lopts(0);
         warm.config.bootstrap.games = 10;
-        let e = learn(&store, &warm, &mut Quiet).unwrap_err();
+        let e = learn(store, &warm, &mut Quiet).unwrap_err();
         assert!(e.to_string().contains("bootstrap.games"), "{e}");
         // The learner creates the run and model 0 (nothing to train on yet: generation 0).
-        let s = learn(&store, &lopts(0), &mut Quiet).unwrap();
+        let s = learn(store, &lopts(0), &mut Quiet).unwrap();
         assert_eq!(s.state.generation, 0);
-        let wopts = |id: &str, games| WorkerOptions {
-            run: "r".into(),
-            config: Some(cfg.clone()),
-            games: Some(games),
-            worker: id.into(),
-            device: device.clone(),
-            cache: dir.join(format!("wcache-{id}")),
-        };
-        let w = selfplay_worker(&store, &wopts("w1", 16), &mut Quiet).unwrap();
+        let wopts = |id: &str, games| f.worker(id, games);
+        let w = selfplay_worker(store, &wopts("w1", 16), &mut Quiet).unwrap();
         assert_eq!((w.chunks, w.games), (4, 16));
         // A damaged chunk from a "worker" that died mid-write, and an object that is no
         // chunk at all (reported once, then ignored).
@@ -1321,7 +1336,7 @@ mod tests {
             .unwrap();
         store.put("r/chunks/evil/junk.bin", b"junk").unwrap();
         let mut lines = Lines::default();
-        let s = learn(&store, &lopts(1), &mut lines).unwrap();
+        let s = learn(store, &lopts(1), &mut lines).unwrap();
         let stray: Vec<_> = lines.0.iter().filter(|l| l.contains("junk.bin")).collect();
         assert_eq!(stray.len(), 1, "{:?}", lines.0);
         assert!(stray[0].contains("r/chunks/evil/junk.bin") && stray[0].contains("not a chunk"));
@@ -1330,7 +1345,7 @@ mod tests {
         assert!(store.exists("r/quarantine/w9/00000000.chunk").unwrap());
         assert!(!store.exists("r/chunks/w9/00000000.chunk").unwrap());
         // Restart (a new learner process): generation 2 takes the other 8 games.
-        let s = learn(&store, &lopts(2), &mut Quiet).unwrap();
+        let s = learn(store, &lopts(2), &mut Quiet).unwrap();
         assert_eq!((s.state.generation, s.state.games), (2, 16));
         let produced: u64 = store
             .list("r/chunks")
@@ -1368,7 +1383,7 @@ mod tests {
             games: vec![],
         };
         let rs = RunStore {
-            store: &store,
+            store,
             run: "r".into(),
         };
         upload_chunk(&rs, &taken).unwrap();
@@ -1391,11 +1406,11 @@ mod tests {
         store
             .put(&format!("r/{}", chunk_key("old", 0)), &encode_chunk(&old))
             .unwrap();
-        selfplay_worker(&store, &wopts("w1", 8), &mut Quiet).unwrap();
+        selfplay_worker(store, &wopts("w1", 8), &mut Quiet).unwrap();
         let mut strict = cfg.clone();
         strict.distributed.max_staleness = 1;
         let s3 = learn(
-            &store,
+            store,
             &LearnerOptions {
                 config: strict,
                 ..lopts(3)
@@ -1425,7 +1440,7 @@ mod tests {
         let mut other = cfg.clone();
         other.selfplay.sims = 99;
         let e = learn(
-            &store,
+            store,
             &LearnerOptions {
                 config: other,
                 ..lopts(3)
@@ -1440,14 +1455,14 @@ mod tests {
         );
         // A worker with the quarantined chunk's ID continues after it: the key the ledger
         // counts as read is never written again, and every one of its games is read.
-        let w = selfplay_worker(&store, &wopts("w9", 8), &mut Quiet).unwrap();
+        let w = selfplay_worker(store, &wopts("w9", 8), &mut Quiet).unwrap();
         assert_eq!((w.chunks, w.games), (2, 8));
         assert!(!store.exists("r/chunks/w9/00000000.chunk").unwrap());
         assert!(store.exists("r/chunks/w9/00000001.chunk").unwrap());
         assert!(store.exists("r/chunks/w9/00000002.chunk").unwrap());
-        let s4 = learn(&store, &lopts(4), &mut Quiet).unwrap();
+        let s4 = learn(store, &lopts(4), &mut Quiet).unwrap();
         assert_eq!((s4.state.generation, s4.state.games), (4, 32));
-        std::fs::remove_dir_all(&dir).ok();
+        std::fs::remove_dir_all(dir).ok();
     }
 
     /// Two workers far faster than the learner (`max_staleness = 1`): they wait instead
@@ -1459,33 +1474,14 @@ mod tests {
         cfg.distributed.max_staleness = 1;
         // A slower learner: more training steps per sample.
         cfg.train.train_ratio = 4.0;
-        let dir = tmp("fast");
-        let store = Store::open(
-            &format!("file://{}", dir.join("store").display()),
-            Duration::from_secs(2),
-        )
-        .unwrap();
-        let device = Device::default();
-        let lopts = |generations| LearnerOptions {
-            run: "r".into(),
-            config: cfg.clone(),
-            generations: Some(generations),
-            device: device.clone(),
-            cache: dir.join("lcache"),
-            experiments_root: dir.join("exp"),
-        };
-        learn(&store, &lopts(0), &mut Quiet).unwrap();
-        let wopts = |id: &str| WorkerOptions {
-            run: "r".into(),
-            config: Some(cfg.clone()),
-            games: Some(400),
-            worker: id.into(),
-            device: device.clone(),
-            cache: dir.join(format!("wcache-{id}")),
-        };
+        let f = Fixture::new("fast", cfg);
+        let (dir, store) = (&f.dir, &f.store);
+        let lopts = |generations| f.learner(generations);
+        learn(store, &lopts(0), &mut Quiet).unwrap();
+        let wopts = |id: &str| f.worker(id, 400);
         let (mut a_lines, mut b_lines) = (Lines::default(), Lines::default());
         let (summary, a, b) = std::thread::scope(|s| {
-            let l = s.spawn(|| learn(&store, &lopts(4), &mut Quiet).unwrap());
+            let l = s.spawn(|| learn(store, &lopts(4), &mut Quiet).unwrap());
             // The workers once the learner runs (one that has stopped ends them).
             while !store
                 .get("r/learner/status.json")
@@ -1494,8 +1490,8 @@ mod tests {
             {
                 std::thread::sleep(Duration::from_millis(10));
             }
-            let a = s.spawn(|| selfplay_worker(&store, &wopts("a"), &mut a_lines).unwrap());
-            let b = s.spawn(|| selfplay_worker(&store, &wopts("b"), &mut b_lines).unwrap());
+            let a = s.spawn(|| selfplay_worker(store, &wopts("a"), &mut a_lines).unwrap());
+            let b = s.spawn(|| selfplay_worker(store, &wopts("b"), &mut b_lines).unwrap());
             (l.join().unwrap(), a.join().unwrap(), b.join().unwrap())
         });
         assert_eq!((summary.state.generation, summary.state.games), (4, 32));
@@ -1534,7 +1530,7 @@ mod tests {
         // nothing, and its status counts the rest.
         let unread = stored - summary.state.games;
         assert!((8..24).contains(&unread), "{unread} games unread");
-        let s5 = learn(&store, &lopts(4 + unread / 8), &mut Quiet).unwrap();
+        let s5 = learn(store, &lopts(4 + unread / 8), &mut Quiet).unwrap();
         assert_eq!(s5.state.games, 32 + unread / 8 * 8);
         let ledger: Ledger = serde_json::from_slice(
             &store
@@ -1558,46 +1554,26 @@ mod tests {
                 .count()
         };
         assert_eq!((lines_of(4), lines_of(s5.state.generation)), (1, 1));
-        std::fs::remove_dir_all(&dir).ok();
+        std::fs::remove_dir_all(dir).ok();
     }
 
     /// A learner killed after its checkpoint and before its metrics line writes the line
     /// when it resumes, once.
     #[test]
     fn a_generation_s_metrics_survive_a_kill_after_the_checkpoint() {
-        let cfg = smoke();
-        let dir = tmp("metrics");
-        let store = Store::open(
-            &format!("file://{}", dir.join("store").display()),
-            Duration::from_secs(2),
-        )
-        .unwrap();
-        let device = Device::default();
-        let lopts = |generations| LearnerOptions {
-            run: "r".into(),
-            config: cfg.clone(),
-            generations: Some(generations),
-            device: device.clone(),
-            cache: dir.join("lcache"),
-            experiments_root: dir.join("exp"),
-        };
-        learn(&store, &lopts(0), &mut Quiet).unwrap();
-        let w = WorkerOptions {
-            run: "r".into(),
-            config: Some(cfg.clone()),
-            games: Some(8),
-            worker: "w".into(),
-            device: device.clone(),
-            cache: dir.join("wcache"),
-        };
-        selfplay_worker(&store, &w, &mut Quiet).unwrap();
-        learn(&store, &lopts(1), &mut Quiet).unwrap();
+        let f = Fixture::new("metrics", smoke());
+        let (dir, store) = (&f.dir, &f.store);
+        let lopts = |generations| f.learner(generations);
+        learn(store, &lopts(0), &mut Quiet).unwrap();
+        let w = f.worker("w", 8);
+        selfplay_worker(store, &w, &mut Quiet).unwrap();
+        learn(store, &lopts(1), &mut Quiet).unwrap();
         let path = dir.join("exp/r/metrics.jsonl");
         let whole = std::fs::read_to_string(&path).unwrap();
         assert!(jsonl_has_step(&path, 1));
         // As if killed before the line: the file without it.
         std::fs::write(&path, "").unwrap();
-        learn(&store, &lopts(1), &mut Quiet).unwrap();
+        learn(store, &lopts(1), &mut Quiet).unwrap();
         let again = std::fs::read_to_string(&path).unwrap();
         let tags = |t: &str| -> Vec<String> {
             t.lines()
@@ -1609,8 +1585,8 @@ mod tests {
         };
         assert_eq!(tags(&again), tags(&whole));
         // Resumed once more with the line in place: not written twice.
-        learn(&store, &lopts(1), &mut Quiet).unwrap();
+        learn(store, &lopts(1), &mut Quiet).unwrap();
         assert_eq!(std::fs::read_to_string(&path).unwrap(), again);
-        std::fs::remove_dir_all(&dir).ok();
+        std::fs::remove_dir_all(dir).ok();
     }
 }
