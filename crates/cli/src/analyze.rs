@@ -9,8 +9,8 @@ use clap::{ArgGroup, Args};
 use fanorona_arena::GameRecord;
 use fanorona_rules::notation::{format_turn, parse_game, split_game};
 use fanorona_rules::telo::{TeloPosition, TeloSolution, TeloValue};
-use fanorona_rules::{Color, History, Outcome, PointStyle, Position, RuleOptions, Setup, Variant};
-use fanorona_search::{MATE, MATE_BOUND, Player};
+use fanorona_rules::{Color, History, Outcome, PointStyle, Position, RuleOptions, Variant};
+use fanorona_search::{Analysis, MATE, MATE_BOUND, Player, analyse};
 use std::time::Instant;
 
 /// `fanorona analyze`.
@@ -61,106 +61,41 @@ pub struct AnalyzeArgs {
     pub json: bool,
 }
 
-/// What an analysis found (the fields of `analyze --json`).
-pub(crate) struct Analysis {
-    fen: String,
-    best: Option<String>,
-    score: Option<i32>,
-    pv: Vec<String>,
-    depth: u32,
-    nodes: u64,
-    seconds: f64,
-}
-
-impl Analysis {
-    fn mate(&self) -> Option<i32> {
-        let s = self.score?;
-        if s > MATE_BOUND {
-            Some(MATE - s)
-        } else if s < -MATE_BOUND {
-            Some(-(MATE + s))
-        } else {
-            None
-        }
+/// Prints an analysis, as text or as the line of `--json`.
+fn print_analysis(a: &Analysis, json: bool) {
+    let nps = a.nodes_per_second();
+    if json {
+        println!("{}", a.to_json());
+        return;
     }
-    fn nodes_per_second(&self) -> f64 {
-        if self.seconds > 0.0 {
-            self.nodes as f64 / self.seconds
-        } else {
-            0.0
-        }
-    }
-    /// The JSON object of `analyze --json` (and of the server's `/api/analyze`).
-    pub(crate) fn to_json(&self) -> serde_json::Value {
-        serde_json::json!({
-            "fen": self.fen, "best": self.best, "score": self.score, "pv": self.pv,
-            "depth": self.depth, "nodes": self.nodes, "mate": self.mate(),
-            "seconds": self.seconds, "nodes_per_second": self.nodes_per_second().round(),
-        })
-    }
-    fn print(&self, json: bool) {
-        let nps = self.nodes_per_second();
-        if json {
-            println!("{}", self.to_json());
-            return;
-        }
-        println!("position: {}", self.fen);
-        match &self.best {
-            None => println!("no legal turn: the game is over"),
-            Some(b) => {
-                let score = match (self.mate(), self.score) {
-                    (Some(m), _) if m > 0 => format!("win in {m} turns"),
-                    (Some(m), _) => format!("loss in {} turns", -m),
-                    (None, Some(s)) => format!("{:+.2} pieces", s as f64 / 100.0),
-                    (None, None) => "-".to_string(),
-                };
-                println!(
-                    "best: {b}\nscore: {score} (for the side to move)\npv: {}",
-                    self.pv.join(" ")
-                );
-                println!(
-                    "depth {}, {} nodes, {:.2} s, {:.2} M nodes/s",
-                    self.depth,
-                    self.nodes,
-                    self.seconds,
-                    nps / 1e6
-                );
-            }
+    println!("position: {}", a.fen);
+    match &a.best {
+        None => println!("no legal turn: the game is over"),
+        Some(b) => {
+            let score = match (a.mate(), a.score) {
+                (Some(m), _) if m > 0 => format!("win in {m} turns"),
+                (Some(m), _) => format!("loss in {} turns", -m),
+                (None, Some(s)) => format!("{:+.2} pieces", s as f64 / 100.0),
+                (None, None) => "-".to_string(),
+            };
+            println!(
+                "best: {b}\nscore: {score} (for the side to move)\npv: {}",
+                a.pv.join(" ")
+            );
+            println!(
+                "depth {}, {} nodes, {:.2} s, {:.2} M nodes/s",
+                a.depth,
+                a.nodes,
+                a.seconds,
+                nps / 1e6
+            );
         }
     }
 }
 
 pub(crate) fn analyse_fanorona(pos: &Position, spec: &EngineSpec) -> Result<Analysis> {
     let mut player = crate::engine::player(spec, "analyze", pos.variant())?;
-    Ok(analyse_with(player.as_mut(), &History::new(*pos)))
-}
-
-/// The analysis of the current position of `game` by `player`.
-fn analyse_with(player: &mut dyn Player, game: &History) -> Analysis {
-    let start = Instant::now();
-    let pos = game.position();
-    let choice = player.choose(game);
-    let mut pv = Vec::new();
-    let mut p = *pos;
-    let (score, depth, nodes, turns) = match &choice.search {
-        Some(r) => (Some(r.score), r.depth, r.nodes, r.pv.clone()),
-        None => (None, 0, 0, choice.turn.into_iter().collect()),
-    };
-    for t in &turns {
-        pv.push(format_turn(&p, t, PointStyle::Algebraic));
-        p.play_unchecked(t);
-    }
-    Analysis {
-        fen: pos.fen(),
-        best: choice
-            .turn
-            .map(|t| format_turn(pos, &t, PointStyle::Algebraic)),
-        score,
-        pv,
-        depth,
-        nodes,
-        seconds: start.elapsed().as_secs_f64(),
-    }
+    Ok(analyse(player.as_mut(), &History::new(*pos)))
 }
 
 /// A telo position answered by a network and search.
@@ -248,10 +183,10 @@ pub fn analyze(a: AnalyzeArgs) -> Result<()> {
         return judge_choices(&a, &spec, &crate::engine::parse_interactive(j)?, rules);
     }
     match &a.fen_file {
-        None => run(a.pos.position()?)?.print(a.json),
+        None => print_analysis(&run(a.pos.position()?)?, a.json),
         Some(f) => {
             for (_, pos) in read_fen_file(f, rules)? {
-                run(pos)?.print(a.json);
+                print_analysis(&run(pos)?, a.json);
                 if !a.json {
                     println!();
                 }
@@ -273,7 +208,8 @@ fn read_fen_file(f: &str, rules: RuleOptions) -> Result<Vec<(String, AnyPosition
             continue;
         }
         let label = format!("{f}, line {}", i + 1);
-        let pos = read_any(line, rules).map_err(|e| input_err(format!("{label}: {e}")))?;
+        let pos =
+            AnyPosition::from_fen(line, rules).map_err(|e| input_err(format!("{label}: {e}")))?;
         v.push((label, pos));
     }
     Ok(v)
@@ -310,7 +246,7 @@ fn judge_choices(
         }
         let (_, engine, judge) = players.as_mut().expect("made above");
         engine.new_game();
-        let Some(choice) = analyse_with(engine.as_mut(), &History::new(pos)).best else {
+        let Some(choice) = analyse(engine.as_mut(), &History::new(pos)).best else {
             continue; // no legal turn: nothing to judge
         };
         let review = review_game(judge.as_mut(), pos, &choice, |_| {})
@@ -331,16 +267,6 @@ fn judge_choices(
         println!("\n{} positions: {}", total.turns, total.words());
     }
     Ok(())
-}
-
-/// A position of any variant from FEN.
-pub fn read_any(fen: &str, rules: RuleOptions) -> Result<AnyPosition, fanorona_rules::FenError> {
-    let setup = Setup::from_fen(fen)?;
-    Ok(if setup.variant() == Variant::Telo {
-        AnyPosition::Telo(TeloPosition::from_fen(fen, rules)?)
-    } else {
-        AnyPosition::Fanorona(Position::from_fen(fen, rules)?)
-    })
 }
 
 /// A game to review: where it starts, its turns in notation, what to call it in errors
@@ -707,7 +633,7 @@ pub(crate) fn review_game(
     let (all, _) = parse_game(&start, text).map_err(input_err)?;
     let mut game = History::new(start);
     let mut turns = Vec::new();
-    let mut before = analyse_with(player, &game);
+    let mut before = analyse(player, &game);
     for (i, t) in all.iter().enumerate() {
         let pos = *game.position();
         if game.outcome().is_some() {
@@ -731,7 +657,7 @@ pub(crate) fn review_game(
                 (None, Some(s))
             }
             None => {
-                let a = analyse_with(player, &game);
+                let a = analyse(player, &game);
                 let s = a.score.map(|s| -s);
                 (Some(a), s)
             }
@@ -785,24 +711,20 @@ mod tests {
         for t in start.turns(TurnMode::Distinct) {
             let mut g = History::new(start);
             g.play_unchecked(&t);
-            let s = -analyse_with(judge.as_mut(), &g).score.unwrap();
+            let s = -analyse(judge.as_mut(), &g).score.unwrap();
             if worst.is_none_or(|(w, _)| s < w) {
                 worst = Some((s, t));
             }
         }
         let (worst_score, worst_turn) = worst.unwrap();
-        let best_score = analyse_with(judge.as_mut(), &History::new(start))
-            .score
-            .unwrap();
+        let best_score = analyse(judge.as_mut(), &History::new(start)).score.unwrap();
         assert!(
             worst_score < best_score,
             "dimy's start has a worse turn than the best"
         );
         let mut after = start;
         after.play_unchecked(&worst_turn);
-        let reply = analyse_with(judge.as_mut(), &History::new(after))
-            .best
-            .unwrap();
+        let reply = analyse(judge.as_mut(), &History::new(after)).best.unwrap();
         let text = format!(
             "{} {reply}",
             format_turn(&start, &worst_turn, PointStyle::Algebraic)

@@ -3,10 +3,12 @@
 use crate::input_err;
 use anyhow::{Context, Result};
 use clap::Args;
+pub use fanorona_rules::AnyPosition;
 use fanorona_rules::notation::{format_turn, parse_turn, split_game};
 use fanorona_rules::telo::TeloPosition;
 use fanorona_rules::{
     History, PointStyle, Position, RuleOptions, TurnMode, Variant, divide, perft as count,
+    telo_perft,
 };
 use std::time::Instant;
 
@@ -23,14 +25,6 @@ pub struct PositionArgs {
     /// vela_form (e.g. `--rule vela=black --rule vela_form=kely`).
     #[arg(long = "rule", value_name = "KEY=VALUE")]
     pub rules: Vec<String>,
-}
-
-/// A position of any variant.
-pub enum AnyPosition {
-    /// tsivy or dimy.
-    Fanorona(Position),
-    /// telo.
-    Telo(TeloPosition),
 }
 
 impl PositionArgs {
@@ -92,29 +86,6 @@ pub struct PerftArgs {
     /// One line of JSON: variant, depth, nodes, seconds, nodes_per_second.
     #[arg(long)]
     pub json: bool,
-}
-
-fn telo_perft(p: &TeloPosition, depth: u32) -> u64 {
-    if depth == 0 {
-        return 1;
-    }
-    if p.outcome()
-        .is_some_and(|o| o != fanorona_rules::Outcome::Draw)
-    {
-        return 0;
-    }
-    let moves = p.moves();
-    if depth == 1 {
-        return moves.len() as u64;
-    }
-    moves
-        .into_iter()
-        .map(|m| {
-            let mut c = *p;
-            c.play_unchecked(m);
-            telo_perft(&c, depth - 1)
-        })
-        .sum()
 }
 
 pub fn perft(a: PerftArgs) -> Result<()> {

@@ -4,7 +4,7 @@
 //! Searches run on blocking threads, each bounded by the server's time cap whatever the
 //! request asks. The API is documented in `docs/API.md`.
 
-use crate::analyze::{self, Analysis};
+use crate::analyze;
 use crate::engine::EngineSpec;
 use anyhow::{Context, Result};
 use axum::Router;
@@ -18,6 +18,7 @@ use fanorona_nn::spec::{Blend, Guard, NetSource};
 use fanorona_rules::notation::{format_turn, parse_turn};
 use fanorona_rules::telo::{TeloPosition, TeloSolution};
 use fanorona_rules::{Game, Outcome, PointStyle, Position, RuleOptions, TurnMode, Variant};
+use fanorona_search::Analysis;
 use serde_json::{Value, json};
 use std::collections::HashMap;
 use std::sync::{Arc, OnceLock};
@@ -190,7 +191,7 @@ enum Pos {
 }
 
 fn position(fen: &str, rules: RuleOptions) -> std::result::Result<Pos, ApiError> {
-    match analyze::read_any(fen.trim(), rules) {
+    match fanorona_rules::AnyPosition::from_fen(fen.trim(), rules) {
         Ok(crate::rules_cmds::AnyPosition::Fanorona(p)) => Ok(Pos::Fanorona(p)),
         Ok(crate::rules_cmds::AnyPosition::Telo(t)) => Ok(Pos::Telo(t)),
         Err(e) => Err(ApiError::bad(format!("fen `{}`: {e}", fen.trim()))),

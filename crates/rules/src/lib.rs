@@ -27,6 +27,7 @@
 //! ```
 #![warn(missing_docs)]
 
+mod any;
 mod bitboard;
 mod fen;
 pub mod game;
@@ -40,6 +41,7 @@ pub mod telo;
 mod turn;
 mod zobrist;
 
+pub use any::{AnyPosition, telo_perft};
 pub use bitboard::{Bitboard, ByColor, Color, Direction, Point};
 pub use fen::{FenError, FenErrorKind, Setup};
 pub use game::{Game, num_actions};

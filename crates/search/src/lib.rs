@@ -14,6 +14,7 @@
 #![warn(missing_docs)]
 
 mod ab;
+mod analysis;
 pub mod bench;
 mod blend;
 pub mod book;
@@ -28,6 +29,7 @@ mod tt;
 pub mod tune;
 
 pub use ab::{AbConfig, AlphaBeta, Limits, MATE, MATE_BOUND, SearchResult};
+pub use analysis::{Analysis, analyse};
 pub use blend::{AbBlend, BlendConfig, score_wdl};
 pub use eval::{EvalWeights, evaluate};
 pub use evaluator::{Evaluator, RolloutEvaluator, UniformEvaluator, wdl_index};
