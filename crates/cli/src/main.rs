@@ -12,6 +12,7 @@ mod export_cmd;
 mod play;
 mod rules_cmds;
 mod serve;
+mod tb_cmd;
 mod train_cmd;
 
 use clap::{Parser, Subcommand};
@@ -64,6 +65,8 @@ enum Command {
     Bench(bench::BenchArgs),
     /// Play and analyse in the browser: a web page and its JSON API.
     Serve(serve::ServeArgs),
+    /// Endgame tablebases: build them (`tb build`), ask them (`tb probe`).
+    Tb(tb_cmd::TbArgs),
 }
 
 /// An error in what the user gave (a FEN, a turn, an option): exit status 2.
@@ -124,6 +127,7 @@ fn main() -> ExitCode {
         Command::Export(a) => export_cmd::export(a),
         Command::Bench(a) => bench::run(a),
         Command::Serve(a) => serve::serve(a),
+        Command::Tb(a) => tb_cmd::tb(a),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,

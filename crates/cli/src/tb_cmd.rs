@@ -1,0 +1,141 @@
+//! `fanorona tb build|probe`: endgame tablebases (crates/tb, docs/tablebases.md).
+
+use crate::input_err;
+use anyhow::Result;
+use clap::{Args, Subcommand};
+use fanorona_rules::notation::format_turn;
+use fanorona_rules::{PointStyle, Position, Setup, Variant};
+use fanorona_tb::Tablebase;
+use std::path::PathBuf;
+use std::time::Instant;
+
+/// `fanorona tb`.
+#[derive(Args, Debug)]
+pub struct TbArgs {
+    #[command(subcommand)]
+    pub command: TbCommand,
+}
+
+/// What to do with tables.
+#[derive(Subcommand, Debug)]
+pub enum TbCommand {
+    /// Solve every position of up to N pieces (either side to move) by retrograde
+    /// analysis and write one file per material class; classes already in the folder are
+    /// read, not rebuilt (an interrupted build resumes).
+    Build(BuildArgs),
+    /// The exact value of a position from the tables: win, draw or loss for the side to
+    /// move with its quiet counter, the turns to the next capture, a best turn.
+    Probe(ProbeArgs),
+}
+
+/// `fanorona tb build`.
+#[derive(Args, Debug)]
+pub struct BuildArgs {
+    /// tsivy or dimy.
+    #[arg(long, default_value = "tsivy")]
+    pub variant: Variant,
+    /// The most pieces (both sides together) of a position in the tables.
+    #[arg(long)]
+    pub pieces: u8,
+    /// The folder for the files (default: $FANORONA_TB, else checkpoints/tablebases).
+    #[arg(long, value_name = "DIR")]
+    pub out: Option<PathBuf>,
+    /// Turns without a capture before the draw (the rule option; default 100).
+    #[arg(long, default_value_t = fanorona_rules::DEFAULT_QUIET_LIMIT)]
+    pub quiet_limit: u16,
+}
+
+/// `fanorona tb probe`.
+#[derive(Args, Debug)]
+pub struct ProbeArgs {
+    /// The position (its quiet counter counts).
+    #[arg(long)]
+    pub fen: String,
+    /// The tables' folder (default: $FANORONA_TB, else checkpoints/tablebases).
+    #[arg(long, value_name = "DIR")]
+    pub tb: Option<PathBuf>,
+    /// One line of JSON: fen, wdl, dtc, best.
+    #[arg(long)]
+    pub json: bool,
+}
+
+/// Where tables are kept unless a command says: `$FANORONA_TB`, else
+/// `checkpoints/tablebases` under the working folder.
+pub fn default_dir() -> PathBuf {
+    std::env::var_os("FANORONA_TB")
+        .map_or_else(|| PathBuf::from("checkpoints/tablebases"), PathBuf::from)
+}
+
+pub fn tb(a: TbArgs) -> Result<()> {
+    match a.command {
+        TbCommand::Build(b) => build(b),
+        TbCommand::Probe(p) => probe(p),
+    }
+}
+
+fn build(a: BuildArgs) -> Result<()> {
+    let dir = a.out.unwrap_or_else(default_dir);
+    let t0 = Instant::now();
+    let tb = Tablebase::build(
+        a.variant,
+        a.quiet_limit,
+        a.pieces,
+        Some(&dir),
+        &mut |line| eprintln!("{line}"),
+    )
+    .map_err(|e| match e {
+        fanorona_tb::TbError::Io { .. } => anyhow::Error::new(e),
+        other => input_err(other),
+    })?;
+    let bytes: u64 = fanorona_tb::classes(a.variant, a.pieces)
+        .iter()
+        .filter_map(|c| std::fs::metadata(dir.join(fanorona_tb::file_name(a.variant, *c))).ok())
+        .map(|m| m.len())
+        .sum();
+    println!(
+        "{} tables of up to {} pieces in {}: {} positions, {:.1} MB, {:.1} s",
+        a.variant,
+        a.pieces,
+        dir.display(),
+        tb.positions(),
+        bytes as f64 / 1e6,
+        t0.elapsed().as_secs_f64()
+    );
+    Ok(())
+}
+
+fn probe(a: ProbeArgs) -> Result<()> {
+    let setup = Setup::from_fen(&a.fen).map_err(input_err)?;
+    let variant = setup.variant();
+    let dir = a.tb.unwrap_or_else(default_dir);
+    let tb = Tablebase::open(&dir, variant).map_err(input_err)?;
+    let pos = Position::from_fen(&a.fen, tb.rules()).map_err(input_err)?;
+    let Some(p) = tb.probe(&pos) else {
+        return Err(input_err(format!(
+            "`{}` has {} pieces; the {variant} tables in {} hold up to {}",
+            a.fen,
+            pos.occupied().count(),
+            dir.display(),
+            tb.max_pieces()
+        )));
+    };
+    let best = p.best.map(|t| format_turn(&pos, &t, PointStyle::Algebraic));
+    if a.json {
+        println!(
+            "{}",
+            serde_json::json!({"fen": pos.fen(), "wdl": p.wdl.name(), "dtc": p.dtc, "best": best})
+        );
+    } else {
+        let what = match p.wdl {
+            fanorona_tb::Wdl::Draw => "draw".to_string(),
+            w => format!("{} (next capture or the end in {} turns)", w.name(), p.dtc),
+        };
+        println!(
+            "{}: {what} for {}; best: {}",
+            pos.fen(),
+            pos.side_to_move().name(),
+            best.as_deref().unwrap_or("-")
+        );
+    }
+    Ok(())
+}

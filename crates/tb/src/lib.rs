@@ -1,0 +1,471 @@
+//! Endgame tablebases for fanoron-tsivy and fanoron-dimy.
+//!
+//! Every position of a material class `(white, black)` with either side to move is
+//! solved by retrograde analysis over whole turns (capture chains included), exactly
+//! under the quiet-turn draw rule: a class's captures lead into smaller classes, solved
+//! before it, so inside a class only paika turns remain, and those are easy to take back.
+//!
+//! A position's value is kept as a **distance to the next capture (or the end)**, `dtc`,
+//! counted in turns, the way Syzygy's DTZ handles chess's fifty-move rule: with `r` quiet
+//! turns left before the draw (`r = quiet_limit - quiet`), a position stored as a win in
+//! `d` is won when `d <= r`, a loss in `d` is lost when `d <= r`, and anything else is a
+//! draw. So the tables are exact at any value of the FEN's quiet counter. Wins and losses
+//! beyond `quiet_limit` turns are stored as draws.
+//!
+//! The file format, one file per class and board (`<variant>-<W>v<B>.fntb`), is described
+//! in `docs/tablebases.md`; [`Tablebase::build`] makes the files, [`Tablebase::open`]
+//! reads them and [`Tablebase::probe`] answers a position.
+#![warn(missing_docs)]
+
+mod build;
+mod index;
+
+pub use build::tally;
+pub use index::{Binomial, Class, index_of, pieces_at};
+
+use fanorona_rules::{ByColor, Color, Position, RuleOptions, Turn, TurnMode, Variant};
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+
+/// Version of the file format.
+pub const VERSION: u32 = 1;
+const MAGIC: &[u8; 4] = b"FNTB";
+/// The longest quiet limit a table can be built for (distances are kept in 7 bits).
+pub const MAX_QUIET_LIMIT: u16 = 127;
+
+/// What can go wrong building, reading or using tables.
+#[derive(Debug, thiserror::Error)]
+pub enum TbError {
+    /// Reading or writing a file.
+    #[error("{path}: {source}")]
+    Io {
+        /// The file.
+        path: PathBuf,
+        /// The error.
+        source: std::io::Error,
+    },
+    /// A damaged or foreign file.
+    #[error("{path}: {reason}")]
+    Bad {
+        /// The file.
+        path: PathBuf,
+        /// What is wrong.
+        reason: String,
+    },
+    /// A request the tables cannot serve.
+    #[error("{0}")]
+    Unsupported(String),
+}
+
+/// The value of a position for the side to move, stored in one byte.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Value {
+    /// Won: the next capture (or the end) comes within `d` turns with best play.
+    Win(u8),
+    /// Drawn, or decided beyond the quiet limit.
+    Draw,
+    /// Lost in `d` turns to the next capture or the end (0: no turn, or no pieces).
+    Loss(u8),
+}
+
+impl Value {
+    /// The byte: 0 a draw, `d` a win in `d` (1..=127), `128 + d` a loss in `d`.
+    pub fn to_byte(self) -> u8 {
+        match self {
+            Value::Draw => 0,
+            Value::Win(d) => d,
+            Value::Loss(d) => 128 + d,
+        }
+    }
+    /// The value of a byte.
+    pub fn from_byte(b: u8) -> Value {
+        match b {
+            0 => Value::Draw,
+            1..=127 => Value::Win(b),
+            _ => Value::Loss(b - 128),
+        }
+    }
+    /// The result with `r` quiet turns left before the draw.
+    pub fn at_budget(self, r: u16) -> Wdl {
+        match self {
+            Value::Win(d) if u16::from(d) <= r => Wdl::Win,
+            Value::Loss(d) if u16::from(d) <= r => Wdl::Loss,
+            _ => Wdl::Draw,
+        }
+    }
+}
+
+/// Win, draw or loss for the side to move.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Wdl {
+    /// The side to move wins.
+    Win,
+    /// A draw.
+    Draw,
+    /// The side to move loses.
+    Loss,
+}
+
+impl Wdl {
+    /// `"win"`, `"draw"` or `"loss"`.
+    pub fn name(self) -> &'static str {
+        match self {
+            Wdl::Win => "win",
+            Wdl::Draw => "draw",
+            Wdl::Loss => "loss",
+        }
+    }
+}
+
+/// One class's values, by side to move.
+#[derive(Clone, Debug, PartialEq)]
+pub struct ClassTable {
+    /// The class.
+    pub class: Class,
+    /// Values with White to move, then with Black to move, by index.
+    pub values: [Vec<u8>; 2],
+}
+
+/// The answer for a position.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Probe {
+    /// The result with best play, the quiet counter taken into account.
+    pub wdl: Wdl,
+    /// Turns to the next capture or the end with best play (the winner hurrying, the
+    /// loser resisting); for a draw, 0.
+    pub dtc: u8,
+    /// A best turn (the fastest safe win, the longest defence, a drawing turn); `None`
+    /// when the side to move has no turn.
+    pub best: Option<Turn>,
+}
+
+/// Tables of one board for every class of up to `max_pieces` pieces.
+#[derive(Debug)]
+pub struct Tablebase {
+    variant: Variant,
+    quiet_limit: u16,
+    max_pieces: u8,
+    binomial: Binomial,
+    tables: BTreeMap<Class, ClassTable>,
+}
+
+/// The classes of up to `max_pieces` pieces (each side at least one), fewest first.
+pub fn classes(variant: Variant, max_pieces: u8) -> Vec<Class> {
+    let each = variant.pieces_each() as u8;
+    let mut out = Vec::new();
+    for total in 2..=max_pieces {
+        for white in 1..total {
+            let black = total - white;
+            if white <= each && black <= each {
+                out.push(Class { white, black });
+            }
+        }
+    }
+    out
+}
+
+/// The file of a class.
+pub fn file_name(variant: Variant, class: Class) -> String {
+    format!("{}-{class}.fntb", variant.name())
+}
+
+/// FNV-1a, 64 bits.
+fn fnv(bytes: &[u8]) -> u64 {
+    bytes.iter().fold(0xcbf2_9ce4_8422_2325, |h, &b| {
+        (h ^ u64::from(b)).wrapping_mul(0x0100_0000_01b3)
+    })
+}
+
+impl Tablebase {
+    /// An empty set of tables (filled by [`Tablebase::build`] or [`Tablebase::open`]).
+    fn empty(variant: Variant, quiet_limit: u16) -> Result<Tablebase, TbError> {
+        if variant == Variant::Telo {
+            return Err(TbError::Unsupported(
+                "telo needs no tables: `fanorona analyze` solves it exactly".into(),
+            ));
+        }
+        if quiet_limit == 0 || quiet_limit > MAX_QUIET_LIMIT {
+            return Err(TbError::Unsupported(format!(
+                "quiet limit {quiet_limit}: tables are built for 1 to {MAX_QUIET_LIMIT} quiet turns"
+            )));
+        }
+        Ok(Tablebase {
+            variant,
+            quiet_limit,
+            max_pieces: 0,
+            binomial: Binomial::new(),
+            tables: BTreeMap::new(),
+        })
+    }
+
+    /// The board.
+    pub fn variant(&self) -> Variant {
+        self.variant
+    }
+    /// The quiet limit the tables were built for.
+    pub fn quiet_limit(&self) -> u16 {
+        self.quiet_limit
+    }
+    /// The most pieces a covered position has.
+    pub fn max_pieces(&self) -> u8 {
+        self.max_pieces
+    }
+    /// The classes held.
+    pub fn tables(&self) -> impl Iterator<Item = &ClassTable> {
+        self.tables.values()
+    }
+    /// Positions held (both sides to move).
+    pub fn positions(&self) -> u64 {
+        self.tables
+            .values()
+            .map(|t| (t.values[0].len() + t.values[1].len()) as u64)
+            .sum()
+    }
+
+    /// The rules the tables assume: the defaults, with the quiet limit they were built for.
+    pub fn rules(&self) -> RuleOptions {
+        RuleOptions {
+            quiet_limit: Some(self.quiet_limit),
+            ..RuleOptions::default()
+        }
+    }
+
+    /// Reads the tables of `variant` in `dir`: every class of up to as many pieces as
+    /// there are complete sets of files for.
+    ///
+    /// # Errors
+    /// A damaged file, or files of another quiet limit; no file at all is an error too.
+    pub fn open(dir: &Path, variant: Variant) -> Result<Tablebase, TbError> {
+        let mut tb: Option<Tablebase> = None;
+        for max in 2..=(2 * variant.pieces_each() as u8) {
+            let cls: Vec<Class> = classes(variant, max)
+                .into_iter()
+                .filter(|c| c.white + c.black == max)
+                .collect();
+            if !cls
+                .iter()
+                .all(|c| dir.join(file_name(variant, *c)).is_file())
+            {
+                break;
+            }
+            for c in cls {
+                let path = dir.join(file_name(variant, c));
+                let (limit, table) = read_file(&path, variant)?;
+                let t = match &mut tb {
+                    Some(t) => t,
+                    None => tb.insert(Tablebase::empty(variant, limit)?),
+                };
+                if limit != t.quiet_limit {
+                    return Err(TbError::Bad {
+                        path,
+                        reason: format!(
+                            "built for a quiet limit of {limit}, the others for {}",
+                            t.quiet_limit
+                        ),
+                    });
+                }
+                t.tables.insert(c, table);
+            }
+            if let Some(t) = &mut tb {
+                t.max_pieces = max;
+            }
+        }
+        tb.ok_or_else(|| TbError::Unsupported(format!(
+            "no {variant} tables in {} (make them with `fanorona tb build --variant {variant} --pieces N --out {}`)",
+            dir.display(),
+            dir.display()
+        )))
+    }
+
+    /// The stored value of a position's pieces and side to move (`None`: not covered).
+    pub fn value(&self, pos: &Position) -> Option<Value> {
+        let pieces = ByColor {
+            white: pos.pieces(Color::White),
+            black: pos.pieces(Color::Black),
+        };
+        let class = Class::of(&pieces);
+        if class.white == 0 || class.black == 0 {
+            // The side without pieces has lost.
+            return Some(if pos.pieces(pos.side_to_move()).is_empty() {
+                Value::Loss(0)
+            } else {
+                Value::Win(0)
+            });
+        }
+        let t = self.tables.get(&class)?;
+        let i = index_of(&self.binomial, self.variant.points(), &pieces) as usize;
+        Some(Value::from_byte(t.values[pos.side_to_move().index()][i]))
+    }
+
+    /// Whether the tables answer for `pos`: their board and rules, few enough pieces, at
+    /// a turn boundary, past the vela phase.
+    pub fn covers(&self, pos: &Position) -> bool {
+        let r = pos.rules();
+        pos.variant() == self.variant
+            && pos.chain().is_none()
+            && pos.occupied().count() <= u32::from(self.max_pieces)
+            && r.fanorona_quiet_limit() == self.quiet_limit
+            && !r.repetition_draw
+            && pos.vela_phase().is_none()
+    }
+
+    /// The value of `pos` with its quiet counter and a best turn (`None`: not covered).
+    pub fn probe(&self, pos: &Position) -> Option<Probe> {
+        if !self.covers(pos) {
+            return None;
+        }
+        let budget = self.quiet_limit.saturating_sub(pos.quiet());
+        let turns = pos.turns(TurnMode::Distinct);
+        let here = self.value(pos)?;
+        if turns.is_empty() || budget == 0 {
+            // No turn: lost; the quiet limit reached: drawn (the rules' order).
+            return Some(Probe {
+                wdl: if turns.is_empty() {
+                    Wdl::Loss
+                } else {
+                    Wdl::Draw
+                },
+                dtc: 0,
+                best: None,
+            });
+        }
+        let wdl = here.at_budget(budget);
+        // Each turn judged from the mover's side: (result, distance).
+        let mut best: Option<(Turn, Wdl, u16)> = None;
+        for t in &turns {
+            let mut c = *pos;
+            c.play_unchecked(t);
+            let captured = c.occupied().count() < pos.occupied().count();
+            let child_budget = if captured {
+                self.quiet_limit
+            } else {
+                budget - 1
+            };
+            let v = self.value(&c)?;
+            let (res, d) = match v {
+                Value::Loss(d) if u16::from(d) <= child_budget => (Wdl::Win, u16::from(d) + 1),
+                Value::Win(d) if u16::from(d) <= child_budget => (Wdl::Loss, u16::from(d) + 1),
+                _ => (Wdl::Draw, 0),
+            };
+            let (res, d) = if captured && res != Wdl::Draw {
+                (res, 1)
+            } else {
+                (res, d)
+            };
+            let rank = |w: Wdl, d: u16| -> i32 {
+                match w {
+                    Wdl::Win => 1000 - i32::from(d),
+                    Wdl::Draw => 0,
+                    Wdl::Loss => -1000 + i32::from(d),
+                }
+            };
+            if best.is_none_or(|(_, bw, bd)| rank(res, d) > rank(bw, bd)) {
+                best = Some((*t, res, d));
+            }
+        }
+        let (turn, res, d) = best.expect("at least one turn");
+        debug_assert_eq!(res, wdl, "a position's value is its best turn's");
+        Some(Probe {
+            wdl,
+            dtc: if wdl == Wdl::Draw { 0 } else { d as u8 },
+            best: Some(turn),
+        })
+    }
+
+    /// Writes every class's file into `dir`.
+    ///
+    /// # Errors
+    /// The folder or a file cannot be written.
+    pub fn save(&self, dir: &Path) -> Result<(), TbError> {
+        for t in self.tables.values() {
+            write_file(dir, self.variant, self.quiet_limit, t)?;
+        }
+        Ok(())
+    }
+}
+
+/// Writes one class's file (through a temporary name, so a file is whole or absent).
+fn write_file(
+    dir: &Path,
+    variant: Variant,
+    quiet_limit: u16,
+    t: &ClassTable,
+) -> Result<(), TbError> {
+    let io = |path: &Path| {
+        let path = path.to_path_buf();
+        move |source| TbError::Io { path, source }
+    };
+    std::fs::create_dir_all(dir).map_err(io(dir))?;
+    let mut b = Vec::with_capacity(t.values[0].len() * 2 + 64);
+    b.extend_from_slice(MAGIC);
+    b.extend_from_slice(&VERSION.to_le_bytes());
+    let mut name = [0u8; 8];
+    name[..variant.name().len()].copy_from_slice(variant.name().as_bytes());
+    b.extend_from_slice(&name);
+    b.extend_from_slice(&quiet_limit.to_le_bytes());
+    b.push(t.class.white);
+    b.push(t.class.black);
+    b.extend_from_slice(&(t.values[0].len() as u64).to_le_bytes());
+    b.extend_from_slice(&t.values[0]);
+    b.extend_from_slice(&t.values[1]);
+    let h = fnv(&b);
+    b.extend_from_slice(&h.to_le_bytes());
+    let path = dir.join(file_name(variant, t.class));
+    let tmp = path.with_extension("fntb.tmp");
+    std::fs::write(&tmp, &b).map_err(io(&tmp))?;
+    std::fs::rename(&tmp, &path).map_err(io(&path))
+}
+
+/// Reads and checks one class's file: its quiet limit and table.
+fn read_file(path: &Path, variant: Variant) -> Result<(u16, ClassTable), TbError> {
+    let bad = |reason: String| TbError::Bad {
+        path: path.to_path_buf(),
+        reason,
+    };
+    let b = std::fs::read(path).map_err(|source| TbError::Io {
+        path: path.to_path_buf(),
+        source,
+    })?;
+    const HEAD: usize = 4 + 4 + 8 + 2 + 2 + 8;
+    if b.len() < HEAD + 8 || &b[..4] != MAGIC {
+        return Err(bad("not a tablebase file".into()));
+    }
+    let (body, sum) = b.split_at(b.len() - 8);
+    if fnv(body) != u64::from_le_bytes(sum.try_into().expect("8 bytes")) {
+        return Err(bad("checksum mismatch: the file is damaged".into()));
+    }
+    let version = u32::from_le_bytes(b[4..8].try_into().expect("4 bytes"));
+    if version != VERSION {
+        return Err(bad(format!(
+            "format version {version}, this build reads {VERSION}"
+        )));
+    }
+    let name = std::str::from_utf8(&b[8..16])
+        .map_err(|_| bad("bad variant name".into()))?
+        .trim_end_matches('\0');
+    if name != variant.name() {
+        return Err(bad(format!("a {name} table, not {variant}")));
+    }
+    let limit = u16::from_le_bytes(b[16..18].try_into().expect("2 bytes"));
+    let class = Class {
+        white: b[18],
+        black: b[19],
+    };
+    let n = u64::from_le_bytes(b[20..28].try_into().expect("8 bytes")) as usize;
+    let want = class.size(&Binomial::new(), variant.points()) as usize;
+    if n != want || body.len() != HEAD + 2 * n {
+        return Err(bad(format!(
+            "class {class} holds {want} positions a side, the file {n} ({} bytes)",
+            body.len()
+        )));
+    }
+    let white = body[HEAD..HEAD + n].to_vec();
+    let black = body[HEAD + n..].to_vec();
+    Ok((
+        limit,
+        ClassTable {
+            class,
+            values: [white, black],
+        },
+    ))
+}
