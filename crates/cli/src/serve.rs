@@ -352,9 +352,15 @@ fn capped(spec: EngineSpec, cap: Duration) -> EngineSpec {
             cfg,
             mut limits,
             eval,
+            tb,
         } => {
             limits.time = clamp(limits.time);
-            EngineSpec::Ab { cfg, limits, eval }
+            EngineSpec::Ab {
+                cfg,
+                limits,
+                eval,
+                tb,
+            }
         }
         // Gumbel plans its simulations in advance: cap those instead of the time.
         EngineSpec::Mcts {

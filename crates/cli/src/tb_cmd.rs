@@ -49,8 +49,12 @@ pub struct BuildArgs {
 #[derive(Args, Debug)]
 pub struct ProbeArgs {
     /// The position (its quiet counter counts).
-    #[arg(long)]
-    pub fen: String,
+    #[arg(long, required_unless_present = "fen_file")]
+    pub fen: Option<String>,
+    /// Probe every FEN in this file (one a line; `#` comments and blank lines skipped),
+    /// a line of output each.
+    #[arg(long, value_name = "F", conflicts_with = "fen")]
+    pub fen_file: Option<PathBuf>,
     /// The tables' folder (default: $FANORONA_TB, else checkpoints/tablebases).
     #[arg(long, value_name = "DIR")]
     pub tb: Option<PathBuf>,
@@ -105,22 +109,46 @@ fn build(a: BuildArgs) -> Result<()> {
 }
 
 fn probe(a: ProbeArgs) -> Result<()> {
-    let setup = Setup::from_fen(&a.fen).map_err(input_err)?;
-    let variant = setup.variant();
-    let dir = a.tb.unwrap_or_else(default_dir);
-    let tb = Tablebase::open(&dir, variant).map_err(input_err)?;
-    let pos = Position::from_fen(&a.fen, tb.rules()).map_err(input_err)?;
+    let fens: Vec<String> = match (&a.fen, &a.fen_file) {
+        (Some(f), _) => vec![f.clone()],
+        (None, Some(file)) => std::fs::read_to_string(file)
+            .map_err(|e| input_err(format!("{}: {e}", file.display())))?
+            .lines()
+            .map(str::trim)
+            .filter(|l| !l.is_empty() && !l.starts_with('#'))
+            .map(str::to_string)
+            .collect(),
+        (None, None) => unreachable!("clap requires one"),
+    };
+    let dir = a.tb.clone().unwrap_or_else(default_dir);
+    let mut tables: Vec<Tablebase> = Vec::new();
+    for fen in fens {
+        let variant = Setup::from_fen(&fen).map_err(input_err)?.variant();
+        if !tables.iter().any(|t| t.variant() == variant) {
+            tables.push(Tablebase::open(&dir, variant).map_err(input_err)?);
+        }
+        let tb = tables
+            .iter()
+            .find(|t| t.variant() == variant)
+            .expect("opened above");
+        probe_one(tb, &fen, &dir, a.json)?;
+    }
+    Ok(())
+}
+
+fn probe_one(tb: &Tablebase, fen: &str, dir: &std::path::Path, json: bool) -> Result<()> {
+    let variant = tb.variant();
+    let pos = Position::from_fen(fen, tb.rules()).map_err(input_err)?;
     let Some(p) = tb.probe(&pos) else {
         return Err(input_err(format!(
-            "`{}` has {} pieces; the {variant} tables in {} hold up to {}",
-            a.fen,
+            "`{fen}` has {} pieces; the {variant} tables in {} hold up to {}",
             pos.occupied().count(),
             dir.display(),
             tb.max_pieces()
         )));
     };
     let best = p.best.map(|t| format_turn(&pos, &t, PointStyle::Algebraic));
-    if a.json {
+    if json {
         println!(
             "{}",
             serde_json::json!({"fen": pos.fen(), "wdl": p.wdl.name(), "dtc": p.dtc, "best": best})

@@ -31,6 +31,7 @@ use fanorona_search::{
     AbConfig, AbPlayer, BlendConfig, GuardConfig, LearnedEval, Limits, MctsConfig, Player,
     RandomPlayer, SearchSettings,
 };
+use fanorona_tb::Tablebase;
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -104,6 +105,9 @@ pub enum EngineSpec {
         /// A learned evaluation's file (`eval=FILE`; see `fanorona_search::learned`),
         /// read when the player is made.
         eval: Option<std::path::PathBuf>,
+        /// Endgame tables' folder (`tb=DIR`; docs/tablebases.md), read when the player is
+        /// made (once a process).
+        tb: Option<std::path::PathBuf>,
     },
     /// Uniformly random turns.
     Random {
@@ -149,6 +153,25 @@ pub enum NetSource {
     Fresh,
     /// `ckpt=DIR`: a checkpoint folder or a run folder (its latest checkpoint).
     Dir(std::path::PathBuf),
+}
+
+/// Endgame tables for `variant` from `dir`, read once a process and shared.
+///
+/// # Errors
+/// No tables there, or damaged ones.
+pub fn load_tables(dir: &std::path::Path, variant: Variant) -> Result<Arc<Tablebase>> {
+    static CACHE: std::sync::Mutex<Vec<(std::path::PathBuf, Variant, Arc<Tablebase>)>> =
+        std::sync::Mutex::new(Vec::new());
+    let mut cache = CACHE.lock().unwrap_or_else(|e| e.into_inner());
+    if let Some((_, _, t)) = cache.iter().find(|(d, v, _)| d == dir && *v == variant) {
+        return Ok(t.clone());
+    }
+    let t = Arc::new(
+        Tablebase::open(dir, variant)
+            .map_err(|e| SpecError(format!("tb={}: {e}", dir.display())))?,
+    );
+    cache.push((dir.to_path_buf(), variant, t.clone()));
+    Ok(t)
 }
 
 /// Reads a learned evaluation (`ab:eval=FILE`) for games of `variant`; `release` names
@@ -227,8 +250,15 @@ impl EngineSpec {
                 let mut explicit_threads = false;
                 let mut limits = Limits::default();
                 let mut eval = None;
+                let mut tb = None;
                 for (k, v) in pairs {
                     match k {
+                        "tb" => {
+                            if v.is_empty() {
+                                return Err(bad(k, v, "a folder of endgame tables"));
+                            }
+                            tb = Some(v.into());
+                        }
                         "eval" => {
                             if v.is_empty() {
                                 return Err(bad(k, v, "a learned evaluation's file"));
@@ -275,7 +305,7 @@ impl EngineSpec {
                         }
                         _ => {
                             return Err(input_err(format!(
-                                "engine spec `{spec}`: unknown option `{k}` (ab knows depth, nodes, time, hash, qdepth, threads, eval)"
+                                "engine spec `{spec}`: unknown option `{k}` (ab knows depth, nodes, time, hash, qdepth, threads, eval, tb)"
                             )));
                         }
                     }
@@ -287,7 +317,12 @@ impl EngineSpec {
                 if !explicit_threads && limits.depth.is_none() && limits.nodes.is_none() {
                     cfg.threads = threads.max(1);
                 }
-                Ok(EngineSpec::Ab { cfg, limits, eval })
+                Ok(EngineSpec::Ab {
+                    cfg,
+                    limits,
+                    eval,
+                    tb,
+                })
             }
             "mcts" => {
                 let mut ckpt = NetSource::Release;
@@ -471,10 +506,18 @@ impl EngineSpec {
     /// A checkpoint that cannot be loaded or is of another variant.
     pub fn player(&self, name: &str, variant: Variant, device: &Device) -> Result<Box<dyn Player>> {
         Ok(match self {
-            EngineSpec::Ab { cfg, limits, eval } => {
+            EngineSpec::Ab {
+                cfg,
+                limits,
+                eval,
+                tb,
+            } => {
                 let mut cfg = cfg.clone();
                 if let Some(path) = eval {
                     cfg.learned = Some(load_learned(path, variant)?);
+                }
+                if let Some(dir) = tb {
+                    cfg.tb = Some(load_tables(dir, variant)?);
                 }
                 Box::new(AbPlayer::new(cfg, *limits, name))
             }

@@ -14,6 +14,7 @@ use crate::eval::{EvalWeights, evaluate};
 use crate::learned::{Accumulator, LearnedEval};
 use crate::tt::{Bound, Table};
 use fanorona_rules::{History, Outcome, Position, Turn, TurnMode};
+use fanorona_tb::{Tablebase, Wdl};
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering::Relaxed};
 use std::time::{Duration, Instant};
@@ -55,6 +56,9 @@ pub struct AbConfig {
     /// `false`: the full-width search, whose fixed-depth results are exact minimax (the
     /// guard's bounds, books, labels and teachers of fixed depth rely on it).
     pub selective: bool,
+    /// Endgame tables: positions they cover score exactly ([`TB_WIN`] less the turns to
+    /// the next capture for a win), and a covered root plays the tables' best turn.
+    pub tb: Option<Arc<Tablebase>>,
 }
 
 impl Default for AbConfig {
@@ -66,6 +70,7 @@ impl Default for AbConfig {
             learned: None,
             threads: 1,
             selective: true,
+            tb: None,
         }
     }
 }
@@ -241,6 +246,21 @@ impl AlphaBeta {
 
     fn search_root(&mut self, root: &Position, path: &[u64], limits: &Limits) -> SearchResult {
         let start = Instant::now();
+        // A position the tables cover: their turn (the fastest safe win, the longest
+        // defence, a drawing turn), no search.
+        if let Some(tb) = &self.cfg.tb
+            && let Some(p) = tb.probe(root)
+            && let Some(best) = p.best
+        {
+            return SearchResult {
+                best: Some(best),
+                score: tb_score(p.wdl, p.dtc),
+                pv: vec![best],
+                depth: 0,
+                nodes: 1,
+                seconds: start.elapsed().as_secs_f64(),
+            };
+        }
         self.begin();
         let deadline = limits.time.map(|t| start + t);
         let (main, helpers) = self.workers.split_first_mut().expect("one worker");
@@ -408,6 +428,13 @@ impl Worker {
         }
     }
 
+    /// The tables' score of a covered position.
+    #[inline]
+    fn tb_probe(&self, pos: &Position) -> Option<i32> {
+        let (w, d) = self.cfg.tb.as_ref()?.wdl(pos)?;
+        Some(tb_score(w, d))
+    }
+
     /// The static score of `pos`, at `ply`, for the side to move.
     #[inline]
     fn evaluate(&mut self, pos: &Position, ply: usize) -> i32 {
@@ -498,6 +525,11 @@ impl Worker {
         }
         self.enter(ply, pos);
         self.nodes += 1;
+        if ply > 0
+            && let Some(s) = self.tb_probe(pos)
+        {
+            return s;
+        }
         // The table's slot is fetched while the turns are generated.
         let key = pos.hash();
         self.tt.prefetch(key);
@@ -698,6 +730,9 @@ impl Worker {
         if let Some(o) = pos.outcome_given(captures || pos.has_turn()) {
             return outcome_score(o, pos, ply);
         }
+        if let Some(s) = self.tb_probe(pos) {
+            return s;
+        }
         let stand = self.evaluate(pos, ply);
         if !captures || qdepth == 0 || ply >= MAX_PLY - 2 || stand >= beta {
             return stand;
@@ -765,6 +800,19 @@ fn pick_next(order: &mut [(i32, u16)], i: usize) {
 #[inline]
 fn quiet_key(t: &Turn) -> u16 {
     ((t.from().0 as u16 + 1) << 8) | t.to().0 as u16
+}
+
+/// The score of a tablebase win (less the turns to the next capture): above every
+/// evaluation, below the mate scores.
+pub const TB_WIN: i32 = MATE_BOUND - 10_000;
+
+/// The score of a tables' result with `dtc` turns to the next capture.
+fn tb_score(w: Wdl, dtc: u8) -> i32 {
+    match w {
+        Wdl::Win => TB_WIN - i32::from(dtc),
+        Wdl::Draw => 0,
+        Wdl::Loss => -(TB_WIN - i32::from(dtc)),
+    }
 }
 
 fn outcome_score(o: Outcome, pos: &Position, ply: usize) -> i32 {

@@ -5,7 +5,7 @@
 use fanorona_rules::{Bitboard, ByColor, Point};
 
 /// Binomial coefficients `C(n, k)` for `n <= 64`, `k <= 64`.
-#[derive(Debug)]
+#[derive(Debug, PartialEq, Eq)]
 pub struct Binomial([[u64; 65]; 65]);
 
 impl Binomial {

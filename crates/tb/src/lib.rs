@@ -118,7 +118,7 @@ impl Wdl {
 }
 
 /// One class's values, by side to move.
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq, Eq)]
 pub struct ClassTable {
     /// The class.
     pub class: Class,
@@ -140,7 +140,7 @@ pub struct Probe {
 }
 
 /// Tables of one board for every class of up to `max_pieces` pieces.
-#[derive(Debug)]
+#[derive(Debug, PartialEq, Eq)]
 pub struct Tablebase {
     variant: Variant,
     quiet_limit: u16,
@@ -307,6 +307,21 @@ impl Tablebase {
             && r.fanorona_quiet_limit() == self.quiet_limit
             && !r.repetition_draw
             && pos.vela_phase().is_none()
+    }
+
+    /// The result of `pos` with its quiet counter, and the turns to the next capture or
+    /// the end (0 for a draw), without a best turn (`None`: not covered). The cheap probe
+    /// for a search's nodes.
+    pub fn wdl(&self, pos: &Position) -> Option<(Wdl, u8)> {
+        if !self.covers(pos) {
+            return None;
+        }
+        let v = self.value(pos)?;
+        let w = v.at_budget(self.quiet_limit.saturating_sub(pos.quiet()));
+        Some(match (w, v) {
+            (Wdl::Win, Value::Win(d)) | (Wdl::Loss, Value::Loss(d)) => (w, d),
+            _ => (Wdl::Draw, 0),
+        })
     }
 
     /// The value of `pos` with its quiet counter and a best turn (`None`: not covered).
