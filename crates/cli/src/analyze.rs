@@ -46,6 +46,11 @@ pub struct AnalyzeArgs {
     /// where most are decided, at a fraction of the cost).
     #[arg(long, value_name = "K", requires = "review")]
     pub turns: Option<usize>,
+    /// Endgame tables' folder: a position they cover gets their value too (`tb` in the
+    /// JSON: wdl, dtc, best). Default: $FANORONA_TB, else checkpoints/tablebases, when it
+    /// holds the board's tables.
+    #[arg(long, value_name = "DIR")]
+    pub tb: Option<std::path::PathBuf>,
     /// The engine: `ab:depth=8`, `ab:time=1s`, `ab:nodes=N`, `random`, `mcts:time=1s` (the
     /// release network), `mcts:ckpt=DIR,sims=400`. Telo positions are answered by the
     /// exact telo solver (or by a network with `mcts:ckpt=DIR`).
@@ -61,12 +66,25 @@ pub struct AnalyzeArgs {
     pub json: bool,
 }
 
-/// Prints an analysis, as text or as the line of `--json`.
-fn print_analysis(a: &Analysis, json: bool) {
+/// Prints an analysis, as text or as the line of `--json`, with the endgame tables'
+/// answer when there is one.
+fn print_analysis(a: &Analysis, json: bool, tb: Option<serde_json::Value>) {
     let nps = a.nodes_per_second();
     if json {
-        println!("{}", a.to_json());
+        let mut v = a.to_json();
+        if let Some(t) = tb {
+            v["tb"] = t;
+        }
+        println!("{v}");
         return;
+    }
+    if let Some(t) = &tb {
+        println!(
+            "tables: {} for the side to move, {} turns to the next capture, best {}",
+            t["wdl"].as_str().unwrap_or("-"),
+            t["dtc"],
+            t["best"].as_str().unwrap_or("-")
+        );
     }
     println!("position: {}", a.fen);
     match &a.best {
@@ -182,11 +200,18 @@ pub fn analyze(a: AnalyzeArgs) -> Result<()> {
     if let Some(j) = &a.judge {
         return judge_choices(&a, &spec, &crate::engine::parse_interactive(j)?, rules);
     }
+    let tables = |p: &AnyPosition| match p {
+        AnyPosition::Fanorona(f) => crate::tb_cmd::tb_json(f, a.tb.as_deref()),
+        AnyPosition::Telo(_) => None,
+    };
     match &a.fen_file {
-        None => print_analysis(&run(a.pos.position()?)?, a.json),
+        None => {
+            let pos = a.pos.position()?;
+            print_analysis(&run(pos)?, a.json, tables(&pos));
+        }
         Some(f) => {
             for (_, pos) in read_fen_file(f, rules)? {
-                print_analysis(&run(pos)?, a.json);
+                print_analysis(&run(pos)?, a.json, tables(&pos));
                 if !a.json {
                     println!();
                 }

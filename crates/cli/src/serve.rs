@@ -408,7 +408,12 @@ async fn analyze_route(State(s): State<Arc<ServerState>>, Query(q): Params) -> A
         EngineSpec::parse_with_threads(&engine, crate::engine::cores()).map_err(ApiError::bad)?;
     let spec = capped(spec, s.max_time);
     blocking(move || {
-        let a: Analysis = match position(&fen, rules)? {
+        let pos = position(&fen, rules)?;
+        let tb = match &pos {
+            Pos::Fanorona(p) => crate::tb_cmd::tb_json(p, None),
+            Pos::Telo(_) => None,
+        };
+        let a: Analysis = match pos {
             Pos::Fanorona(p) => {
                 analyze::analyse_fanorona(&p, &spec).map_err(|e| ApiError::bad(format!("{e:#}")))?
             }
@@ -420,6 +425,9 @@ async fn analyze_route(State(s): State<Arc<ServerState>>, Query(q): Params) -> A
         };
         let mut v = a.to_json();
         v["engine"] = json!(engine);
+        if let Some(t) = tb {
+            v["tb"] = t;
+        }
         Ok(v)
     })
     .await

@@ -70,6 +70,16 @@ pub fn default_dir() -> PathBuf {
         .map_or_else(|| PathBuf::from("checkpoints/tablebases"), PathBuf::from)
 }
 
+/// The tables' answer for `pos` as JSON (`{"wdl", "dtc", "best"}`), when the tables of its
+/// board are in `dir` (default [`default_dir`]) and cover it; read once a process.
+pub fn tb_json(pos: &Position, dir: Option<&std::path::Path>) -> Option<serde_json::Value> {
+    let dir = dir.map_or_else(default_dir, std::path::Path::to_path_buf);
+    let tb = fanorona_nn::spec::load_tables(&dir, pos.variant()).ok()?;
+    let p = tb.probe(pos)?;
+    let best = p.best.map(|t| format_turn(pos, &t, PointStyle::Algebraic));
+    Some(serde_json::json!({"wdl": p.wdl.name(), "dtc": p.dtc, "best": best}))
+}
+
 pub fn tb(a: TbArgs) -> Result<()> {
     match a.command {
         TbCommand::Build(b) => build(b),

@@ -1881,3 +1881,104 @@ fn tune_eval_then_alpha_beta_plays_with_it() {
     assert!(stderr(&o).contains("bad-data.txt line 1"), "{}", stderr(&o));
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+#[test]
+fn tablebases_build_probe_and_analyze() {
+    let dir = std::env::temp_dir().join(format!("fanorona-tb-cmd-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    let d = dir.to_str().unwrap();
+    let o = fanorona(&[
+        "tb",
+        "build",
+        "--variant",
+        "dimy",
+        "--pieces",
+        "3",
+        "--out",
+        d,
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert!(
+        stdout(&o).contains("dimy tables of up to 3 pieces"),
+        "{}",
+        stdout(&o)
+    );
+    assert!(stderr(&o).contains("dimy 2v1"), "{}", stderr(&o));
+    // White's c3b3 takes a3 by approach: the last black piece.
+    let fen = "4W/5/B1W2/5/5 w 0 2";
+    let p = json(&fanorona(&[
+        "tb", "probe", "--fen", fen, "--tb", d, "--json",
+    ]));
+    assert_eq!(
+        (p["wdl"].as_str(), p["dtc"].as_u64()),
+        (Some("win"), Some(1)),
+        "{p}"
+    );
+    assert_eq!(p["best"], "c3b3(+1)");
+    // analyze shows the tables' answer beside the engine's.
+    let a = json(&fanorona(&[
+        "analyze",
+        "--fen",
+        fen,
+        "--engine",
+        "ab:depth=2",
+        "--tb",
+        d,
+        "--json",
+    ]));
+    assert_eq!(a["tb"]["wdl"], "win", "{a}");
+    // The engine plays from them: a covered root is not searched.
+    let e = json(&fanorona(&[
+        "analyze",
+        "--fen",
+        fen,
+        "--engine",
+        &format!("ab:depth=6,tb={d}"),
+        "--json",
+    ]));
+    assert_eq!(
+        (e["best"].as_str(), e["nodes"].as_u64()),
+        (Some("c3b3(+1)"), Some(1)),
+        "{e}"
+    );
+    // Bad input: too many pieces, no tables, a damaged spec.
+    for (args, needle) in [
+        (
+            vec![
+                "tb",
+                "probe",
+                "--fen",
+                "BBBBB/BBBBB/BW1BW/WWWWW/WWWWW w 0 0",
+                "--tb",
+                d,
+            ],
+            "hold up to 3",
+        ),
+        (
+            vec!["tb", "probe", "--fen", fen, "--tb", "/no/such/dir"],
+            "fanorona tb build",
+        ),
+        (
+            vec![
+                "tb",
+                "build",
+                "--variant",
+                "telo",
+                "--pieces",
+                "3",
+                "--out",
+                d,
+            ],
+            "telo",
+        ),
+        (
+            vec!["analyze", "--fen", fen, "--engine", "ab:tb=/no/such/dir"],
+            "/no/such/dir",
+        ),
+    ] {
+        let o = fanorona(&args);
+        assert_eq!(o.status.code(), Some(2), "{args:?}: {}", stderr(&o));
+        assert!(stderr(&o).contains(needle), "{args:?}: {}", stderr(&o));
+    }
+    std::fs::remove_dir_all(&dir).ok();
+}
