@@ -16,7 +16,7 @@
 //! 3. Distances stop at the quiet limit; what is left is a draw.
 
 use crate::index::{Class, index_of, pieces_at};
-use crate::{ClassTable, Tablebase, TbError, Value, classes, read_file, write_file};
+use crate::{ClassTable, Tablebase, TbError, Value, Wdl, classes, read_file, write_file};
 use fanorona_rules::{ByColor, Color, Direction, Position, Turn, TurnMode, Variant};
 use rayon::prelude::*;
 use std::path::Path;
@@ -84,16 +84,6 @@ impl Tablebase {
         Ok(tb)
     }
 
-    /// The value of a turn's position for the side that played it, if the turn captured
-    /// (the class below is solved): `Some(true)` won, `Some(false)` lost, `None` drawn.
-    fn capture_value(&self, child: &Position) -> Option<bool> {
-        match self.value(child).expect("smaller classes are built first") {
-            Value::Loss(d) if u16::from(d) <= self.quiet_limit => Some(true),
-            Value::Win(d) if u16::from(d) <= self.quiet_limit => Some(false),
-            _ => None,
-        }
-    }
-
     fn position(&self, pieces: ByColor<fanorona_rules::Bitboard>, side: Color) -> Position {
         Position::new(self.variant, self.rules(), pieces, side, 0, 2)
             .expect("a class never exceeds the pieces of a side")
@@ -126,10 +116,12 @@ impl Tablebase {
                             for t in &turns {
                                 let mut c = pos;
                                 c.play_unchecked(t);
-                                match self.capture_value(&c) {
-                                    Some(true) => win = true,
-                                    Some(false) => {}
-                                    None => draw = true,
+                                // The class below is solved, its count fresh.
+                                let v = self.value(&c).expect("smaller classes are built first");
+                                match v.for_mover(self.quiet_limit, true).0 {
+                                    Wdl::Win => win = true,
+                                    Wdl::Loss => {}
+                                    Wdl::Draw => draw = true,
                                 }
                             }
                             vs[j] = if win {

@@ -93,6 +93,17 @@ impl Value {
             _ => Wdl::Draw,
         }
     }
+    /// What a turn into a position of this value is worth to the side that played it,
+    /// with `r` quiet turns left after it: the result and the turns to the next capture
+    /// or the end (1 for a capture, which resets the count; 0 for a draw).
+    pub fn for_mover(self, r: u16, captured: bool) -> (Wdl, u16) {
+        let (w, d) = match (self.at_budget(r), self) {
+            (Wdl::Loss, Value::Loss(d)) => (Wdl::Win, d),
+            (Wdl::Win, Value::Win(d)) => (Wdl::Loss, d),
+            _ => return (Wdl::Draw, 0),
+        };
+        (w, if captured { 1 } else { u16::from(d) + 1 })
+    }
 }
 
 /// Win, draw or loss for the side to move.
@@ -356,17 +367,8 @@ impl Tablebase {
             } else {
                 budget - 1
             };
-            let v = self.value(&c)?;
-            let (res, d) = match v {
-                Value::Loss(d) if u16::from(d) <= child_budget => (Wdl::Win, u16::from(d) + 1),
-                Value::Win(d) if u16::from(d) <= child_budget => (Wdl::Loss, u16::from(d) + 1),
-                _ => (Wdl::Draw, 0),
-            };
-            let (res, d) = if captured && res != Wdl::Draw {
-                (res, 1)
-            } else {
-                (res, d)
-            };
+            let (res, d) = self.value(&c)?.for_mover(child_budget, captured);
+            // The fastest win, then any draw, then the longest loss.
             let rank = |w: Wdl, d: u16| -> i32 {
                 match w {
                     Wdl::Win => 1000 - i32::from(d),
