@@ -345,25 +345,21 @@ impl VecEnv {
 
 /// Integer actions from any integer array or sequence.
 fn actions_of(a: &Bound<'_, PyAny>) -> PyResult<Vec<usize>> {
-    let v: Vec<i64> = match a.extract::<numpy::PyReadonlyArray1<'_, i64>>() {
-        Ok(arr) => arr.as_array().to_vec(),
-        Err(_) => a
-            .call_method1("__iter__", ())
-            .and_then(|_| a.extract::<Vec<i64>>())
-            .or_else(|_| {
-                // Other integer dtypes: through numpy's own conversion.
-                let np = a.py().import("numpy")?;
-                let arr = np.call_method1("asarray", (a, "int64"))?;
-                Ok::<_, PyErr>(
-                    arr.extract::<numpy::PyReadonlyArray1<'_, i64>>()?
-                        .as_array()
-                        .to_vec(),
-                )
-            })
-            .map_err(|_| bad("actions: expected a 1-D array or sequence of integers"))?,
-    };
-    v.into_iter()
-        .map(|x| usize::try_from(x).map_err(|_| bad(format!("action {x} is negative"))))
+    // numpy's own conversion (no copy for an int64 array): lists and other integer dtypes.
+    fn bad_input<E>(_: E) -> PyErr {
+        bad("actions: expected a 1-D array or sequence of integers")
+    }
+    let arr = a
+        .py()
+        .import("numpy")?
+        .call_method1("asarray", (a, "int64"))
+        .map_err(bad_input)?;
+    let arr = arr
+        .extract::<numpy::PyReadonlyArray1<'_, i64>>()
+        .map_err(bad_input)?;
+    arr.as_array()
+        .iter()
+        .map(|&x| usize::try_from(x).map_err(|_| bad(format!("action {x} is negative"))))
         .collect()
 }
 
