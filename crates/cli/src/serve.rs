@@ -373,6 +373,7 @@ fn capped(spec: EngineSpec, cap: Duration) -> EngineSpec {
             reuse,
             guard,
             ab_eval,
+            tb,
         } => {
             let gumbel = search.gumbel.is_some();
             EngineSpec::Mcts {
@@ -389,6 +390,7 @@ fn capped(spec: EngineSpec, cap: Duration) -> EngineSpec {
                 reuse,
                 guard,
                 ab_eval,
+                tb,
             }
         }
         other => other,
@@ -455,6 +457,7 @@ async fn net(Query(q): Params) -> ApiResult {
             reuse: false,
             guard: Guard::Off,
             ab_eval: fanorona_nn::spec::AbEval::Off,
+            tb: None,
         };
         fn evaluate<G: fanorona_sim::Encode>(
             g: &G,

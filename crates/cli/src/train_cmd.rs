@@ -198,6 +198,7 @@ pub fn oracle(a: OracleArgs) -> Result<()> {
         reuse: false,
         guard: Guard::Off,
         ab_eval: fanorona_nn::spec::AbEval::Off,
+        tb: None,
     };
     // Fail early, with the checkpoint's own error, if it is not a telo network.
     let mut eval = crate::engine::evaluator(&spec, Variant::Telo)?;

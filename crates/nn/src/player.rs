@@ -4,9 +4,10 @@ use crate::evaluator::NetEvaluator;
 use fanorona_rules::game::{action_from_index, action_index};
 use fanorona_rules::{Game, History, Position};
 use fanorona_search::{
-    AbBlend, BlendConfig, Choice, GuardConfig, LearnedEval, Mcts, MctsConfig, Player, SearchResult,
-    TurnGuard, next_actions,
+    AbBlend, BlendConfig, Choice, GuardConfig, LearnedEval, Mcts, MctsConfig, Oracle, Player,
+    SearchResult, TurnGuard, next_actions,
 };
+use fanorona_tb::{Tablebase, Wdl};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
@@ -59,6 +60,8 @@ pub struct MctsPlayer {
     /// The learned evaluation of the guard's and the blend's alpha-beta searches
     /// ([`MctsPlayer::with_ab_eval`]).
     ab_eval: Option<Arc<LearnedEval>>,
+    /// With [`MctsPlayer::with_tables`]: endgame tables.
+    tables: Option<Arc<Tablebase>>,
 }
 
 impl MctsPlayer {
@@ -97,6 +100,7 @@ impl MctsPlayer {
             tree: None,
             guard: None,
             ab_eval: None,
+            tables: None,
         }
     }
 
@@ -106,7 +110,12 @@ impl MctsPlayer {
     /// blunders (default off).
     pub fn with_guard(mut self, guard: Option<GuardConfig>) -> MctsPlayer {
         let learned = self.ab_eval.clone();
-        self.guard = guard.map(|g| TurnGuard::new(g).with_learned(learned.clone()));
+        let tb = self.tables.clone();
+        self.guard = guard.map(|g| {
+            TurnGuard::new(g)
+                .with_learned(learned.clone())
+                .with_tables(tb.clone())
+        });
         self
     }
 
@@ -120,6 +129,28 @@ impl MctsPlayer {
         self
     }
 
+    /// The same player with endgame tables: at a position they cover it plays their turn
+    /// (the fastest safe win, the longest defence, a drawing turn) without a search; below
+    /// the root its trees take their exact values instead of the network's (and with
+    /// `MctsConfig::solver` prove the positions above), and the guard's and the blend's
+    /// alpha-beta searches score covered positions exactly, whichever of them came first.
+    pub fn with_tables(mut self, tb: Option<Arc<Tablebase>>) -> MctsPlayer {
+        self.guard = self.guard.take().map(|g| g.with_tables(tb.clone()));
+        self.eval = self.eval.with_tables(tb.clone());
+        self.tables = tb;
+        self
+    }
+
+    /// A new tree at `pos` (with the tables' values, if any).
+    fn new_tree(&mut self, pos: Position) -> Mcts<Position> {
+        self.seed = self.seed.wrapping_add(1);
+        let oracle = self
+            .tables
+            .clone()
+            .map(|t| t as Arc<dyn Oracle<Position>>);
+        Mcts::new(pos, self.cfg, self.seed).with_oracle(oracle)
+    }
+
     /// The same player keeping its tree from one turn to the next: the subtree of the
     /// opponent's reply becomes the next search's root, with its visits, as AlphaZero and
     /// KataGo reuse it; the simulations of a decision are added to those (default off).
@@ -131,16 +162,17 @@ impl MctsPlayer {
     /// The same player with its leaf values mixed with a shallow alpha-beta search's
     /// (see [`AbBlend`]).
     pub fn with_blend(mut self, blend: BlendConfig) -> MctsPlayer {
-        self.eval = AbBlend::new(self.eval.inner, blend).with_learned(self.ab_eval.clone());
+        self.eval = AbBlend::new(self.eval.inner, blend)
+            .with_learned(self.ab_eval.clone())
+            .with_tables(self.tables.clone());
         self
     }
 
     /// The actions of one turn chosen by search from `pos`, and the tree's root value for
     /// the first decision (WDL for the side to move).
     pub fn choose_actions(&mut self, pos: &Position) -> (Vec<usize>, [f32; 3]) {
-        self.seed = self.seed.wrapping_add(1);
         let start = Instant::now();
-        let tree = Mcts::new(*pos, self.cfg, self.seed);
+        let tree = self.new_tree(*pos);
         let sound = self.guard_turns(&History::new(*pos), start);
         let (a, v, _, _) = self.search_turn(tree, sound.as_deref(), start);
         (a, v)
@@ -161,7 +193,6 @@ impl MctsPlayer {
     /// opponent's last turn, when it leads there; else a new one.
     fn tree_for(&mut self, game: &History) -> Mcts<Position> {
         let pos = *game.position();
-        self.seed = self.seed.wrapping_add(1);
         if let (Some(mut tree), Some(turn)) = (self.tree.take(), game.turns().last()) {
             let before = game.position_at(game.turns().len() - 1);
             if tree.root_game() == before {
@@ -174,7 +205,7 @@ impl MctsPlayer {
                 }
             }
         }
-        Mcts::new(pos, self.cfg, self.seed)
+        self.new_tree(pos)
     }
 
     /// Searches one decision: `sims` simulations, or with a time budget until `deadline`
@@ -262,11 +293,31 @@ impl Player for MctsPlayer {
     fn choose(&mut self, game: &History) -> Choice {
         let pos = *game.position();
         let start = Instant::now();
+        if let Some(p) = self.tables.as_ref().and_then(|t| t.probe(&pos))
+            && let Some(best) = p.best
+        {
+            self.tree = None;
+            let score = match p.wdl {
+                Wdl::Win => 100,
+                Wdl::Draw => 0,
+                Wdl::Loss => -100,
+            };
+            return Choice {
+                turn: Some(best),
+                search: Some(SearchResult {
+                    best: Some(best),
+                    score,
+                    pv: vec![best],
+                    depth: 0,
+                    nodes: 0,
+                    seconds: start.elapsed().as_secs_f64(),
+                }),
+            };
+        }
         let tree = if self.reuse {
             self.tree_for(game)
         } else {
-            self.seed = self.seed.wrapping_add(1);
-            Mcts::new(pos, self.cfg, self.seed)
+            self.new_tree(pos)
         };
         let sound = self.guard_turns(game, start);
         let (actions, value, sims, tree) = self.search_turn(tree, sound.as_deref(), start);
@@ -341,6 +392,24 @@ mod tests {
             let (a, _) = p.choose_actions(&pos);
             assert!(scored.iter().any(|(t, s)| *t == a && *s == best));
         }
+    }
+
+    #[test]
+    fn with_tables_a_covered_position_gets_the_tables_turn() {
+        let tb = Arc::new(Tablebase::build(Variant::Dimy, 100, 3, None, &mut |_| {}).unwrap());
+        let mut p = player(false).with_tables(Some(tb.clone()));
+        // White's two pieces against one, and one against two: the tables' own turn.
+        for fen in ["5/1W3/5/2B2/W4 w 0 30", "5/1W3/5/2B2/B4 w 0 30"] {
+            let pos = Position::from_fen(fen, RuleOptions::default()).unwrap();
+            let probe = tb.probe(&pos).unwrap();
+            let choice = p.choose(&History::new(pos));
+            assert_eq!(choice.turn, probe.best, "{fen}");
+            assert_eq!(choice.search.unwrap().nodes, 0, "{fen}: no search");
+        }
+        // Above the tables the player searches, as without them.
+        let start = Position::start(Variant::Dimy, RuleOptions::default());
+        let choice = p.choose(&History::new(start));
+        assert!(choice.search.unwrap().nodes > 0);
     }
 
     #[test]

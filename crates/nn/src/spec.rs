@@ -141,6 +141,9 @@ pub enum EngineSpec {
         /// The evaluation of the guard's and the blend's alpha-beta searches
         /// (`ab_eval=FILE|release|none`; `MctsPlayer::with_ab_eval`).
         ab_eval: AbEval,
+        /// Endgame tables' folder (`tb=DIR`; `MctsPlayer::with_tables`), read when the
+        /// player is made (once a process).
+        tb: Option<std::path::PathBuf>,
     },
 }
 
@@ -337,8 +340,15 @@ impl EngineSpec {
                 let mut guard_depth = None;
                 let mut guard_margin = None;
                 let mut ab_eval = AbEval::Default;
+                let mut tb = None;
                 for (k, v) in pairs {
                     match k {
+                        "tb" => {
+                            if v.is_empty() {
+                                return Err(bad(k, v, "a folder of endgame tables"));
+                            }
+                            tb = Some(v.into());
+                        }
                         "ab_eval" => {
                             ab_eval = match v {
                                 "" => {
@@ -420,7 +430,7 @@ impl EngineSpec {
                         }
                         _ => {
                             return Err(input_err(format!(
-                                "engine spec `{spec}`: unknown option `{k}` (mcts knows ckpt, sims, time, seed, ab_eval; and the search's settings blend, blend_weight, blend_scale, guard, guard_margin, gumbel, solver, minimax, reuse, c_puct, fpu, ptemp, batch)"
+                                "engine spec `{spec}`: unknown option `{k}` (mcts knows ckpt, sims, time, seed, ab_eval, tb; and the search's settings blend, blend_weight, blend_scale, guard, guard_margin, gumbel, solver, minimax, reuse, c_puct, fpu, ptemp, batch)"
                             )));
                         }
                     }
@@ -478,6 +488,7 @@ impl EngineSpec {
                     reuse,
                     guard,
                     ab_eval,
+                    tb,
                 })
             }
             "random" => {
@@ -530,9 +541,14 @@ impl EngineSpec {
                 blend,
                 reuse,
                 guard,
+                tb,
                 ..
             } => {
                 let learned = self.ab_eval(variant)?;
+                let tables = match tb {
+                    Some(dir) => Some(load_tables(dir, variant)?),
+                    None => None,
+                };
                 let eval = self.evaluator(variant, device)?;
                 let cfg = *search;
                 let budget = MctsBudget {
@@ -542,6 +558,7 @@ impl EngineSpec {
                 let player = MctsPlayer::with_budget(eval, cfg, budget, name, *seed)
                     .with_reuse(*reuse)
                     .with_ab_eval(learned)
+                    .with_tables(tables)
                     .with_guard(guard.config(variant, time.is_some()));
                 Box::new(match blend.config(variant) {
                     Some(b) => player.with_blend(b),
@@ -761,8 +778,14 @@ mod tests {
                 reuse: false,
                 guard: Guard::Default,
                 ab_eval: AbEval::Default,
+                tb: None,
             }
         );
+        assert!(matches!(
+            EngineSpec::parse("mcts:time=50ms,tb=tables").unwrap(),
+            EngineSpec::Mcts { tb: Some(p), .. } if p == std::path::Path::new("tables")
+        ));
+        assert!(EngineSpec::parse("mcts:tb=").is_err());
         assert!(matches!(
             EngineSpec::parse("mcts:blend=0").unwrap(),
             EngineSpec::Mcts {

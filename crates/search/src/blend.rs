@@ -10,6 +10,7 @@
 use crate::ab::{AbConfig, AlphaBeta, Limits, MATE, MATE_BOUND};
 use crate::evaluator::Evaluator;
 use crate::learned::LearnedEval;
+use fanorona_tb::Tablebase;
 use fanorona_rules::{Color, Game, Outcome, Position};
 use std::sync::Arc;
 
@@ -61,6 +62,8 @@ pub struct AbBlend<E> {
     ab: Option<AlphaBeta>,
     /// The learned evaluation its searches use (`None`: the hand-written one).
     learned: Option<Arc<LearnedEval>>,
+    /// Endgame tables its searches probe.
+    tb: Option<Arc<Tablebase>>,
 }
 
 impl<E> AbBlend<E> {
@@ -71,7 +74,15 @@ impl<E> AbBlend<E> {
             cfg,
             ab: None,
             learned: None,
+            tb: None,
         }
+    }
+
+    /// The same blend whose searches score the positions endgame tables cover exactly.
+    pub fn with_tables(mut self, tb: Option<Arc<Tablebase>>) -> AbBlend<E> {
+        self.tb = tb;
+        self.ab = None;
+        self
     }
 
     /// The same blend searching with a learned evaluation (see [`crate::learned`]).
@@ -119,11 +130,12 @@ impl<E> AbBlend<E> {
             };
         }
         if pos.chain().is_none() {
-            let learned = &self.learned;
+            let (learned, tb) = (&self.learned, &self.tb);
             let ab = self.ab.get_or_insert_with(|| {
                 AlphaBeta::new(AbConfig {
                     hash_mb: 8,
                     learned: learned.clone(),
+                    tb: tb.clone(),
                     // Full width, as the blend was measured with.
                     selective: false,
                     ..AbConfig::default()

@@ -17,6 +17,7 @@
 
 use crate::ab::{AbConfig, AlphaBeta, INF, Limits, MATE};
 use crate::learned::LearnedEval;
+use fanorona_tb::Tablebase;
 use fanorona_rules::game::action_index;
 use fanorona_rules::{Color, History, Outcome, Position, Turn, TurnMode};
 use std::collections::HashMap;
@@ -96,6 +97,16 @@ impl TurnGuard {
     pub fn with_learned(mut self, learned: Option<Arc<LearnedEval>>) -> TurnGuard {
         let cfg = AbConfig {
             learned,
+            ..self.ab.config().clone()
+        };
+        self.ab = AlphaBeta::new(cfg);
+        self
+    }
+
+    /// The same guard judging positions the endgame tables cover exactly (`None`: none).
+    pub fn with_tables(mut self, tb: Option<Arc<Tablebase>>) -> TurnGuard {
+        let cfg = AbConfig {
+            tb,
             ..self.ab.config().clone()
         };
         self.ab = AlphaBeta::new(cfg);

@@ -8,9 +8,37 @@
 //! move at that node; nothing assumes that a child belongs to the opponent.
 
 use crate::evaluator::Evaluator;
-use fanorona_rules::{Color, Game, Outcome};
+use fanorona_rules::{Color, Game, Outcome, Position};
+use fanorona_tb::{Tablebase, Wdl};
 use rand::rngs::SmallRng;
 use rand::{RngExt, SeedableRng};
+use std::sync::Arc;
+
+/// Exact values a search takes instead of an evaluation: endgame tables.
+pub trait Oracle<G>: Send + Sync {
+    /// The exact WDL of `game` for the player to move, if known.
+    fn exact(&self, game: &G) -> Option<[f32; 3]>;
+}
+
+impl Oracle<Position> for Tablebase {
+    fn exact(&self, pos: &Position) -> Option<[f32; 3]> {
+        Some(match self.wdl(pos)?.0 {
+            Wdl::Win => [1.0, 0.0, 0.0],
+            Wdl::Draw => [0.0, 1.0, 0.0],
+            Wdl::Loss => [0.0, 0.0, 1.0],
+        })
+    }
+}
+
+/// A shared [`Oracle`] (shown as its presence only).
+#[derive(Clone)]
+struct SharedOracle<G>(Arc<dyn Oracle<G>>);
+
+impl<G> std::fmt::Debug for SharedOracle<G> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("Oracle")
+    }
+}
 
 /// Gumbel root search settings ("Policy improvement by planning with Gumbel").
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -247,6 +275,8 @@ pub struct Mcts<G> {
     path: Vec<u32>,
     /// With [`Mcts::restrict_root`]: the only root actions searched and chosen.
     root_allowed: Option<Vec<usize>>,
+    /// With [`Mcts::with_oracle`]: exact values below the root.
+    oracle: Option<SharedOracle<G>>,
 }
 
 impl<G: Game> Mcts<G> {
@@ -263,7 +293,17 @@ impl<G: Game> Mcts<G> {
             gumbel: None,
             path: Vec::with_capacity(64),
             root_allowed: None,
+            oracle: None,
         }
+    }
+
+    /// The same tree taking exact values from `oracle` (endgame tables) below the root:
+    /// a position it knows is a leaf with that value, never evaluated nor expanded, as a
+    /// finished game is, so that with [`MctsConfig::solver`] its value proves the
+    /// positions above it. The root itself is always searched (a choice is wanted there).
+    pub fn with_oracle(mut self, oracle: Option<Arc<dyn Oracle<G>>>) -> Mcts<G> {
+        self.oracle = oracle.map(SharedOracle);
+        self
     }
 
     /// The settings.
@@ -450,6 +490,8 @@ impl<G: Game> Mcts<G> {
         g.apply(self.nodes[c as usize].action as usize);
         if let Some(o) = g.outcome() {
             self.nodes[c as usize].kind = Kind::Terminal(outcome_abs(o));
+        } else if let Some(v) = self.oracle.as_ref().and_then(|o| o.0.exact(&g)) {
+            self.nodes[c as usize].kind = Kind::Terminal(absolute(v, g.to_move()));
         }
         self.nodes[c as usize].game = Some(g);
     }
@@ -921,6 +963,13 @@ impl<G: Game> Mcts<G> {
         Some(self.nodes[*kids.last()? as usize].action as usize)
     }
 
+    /// The root's exact WDL for the root player, once [`MctsConfig::solver`] has proved
+    /// it (`None`: not proved).
+    pub fn proven(&self) -> Option<[f32; 3]> {
+        let v = self.nodes[self.root as usize].proven?;
+        Some(absolute(v, self.root_game().to_move()))
+    }
+
     /// WDL for the root player (from the simulations so far).
     pub fn value(&self) -> [f32; 3] {
         let root = &self.nodes[self.root as usize];
@@ -966,6 +1015,13 @@ impl<G: Game> Mcts<G> {
                     nodes[i].first_child = new_first;
                 } else if nodes[i].kind == Kind::Pending {
                     nodes[i].kind = Kind::Leaf;
+                }
+                if i == 0
+                    && let Kind::Terminal(_) = nodes[0].kind
+                    && new_root_game.outcome().is_none()
+                {
+                    // Exact by the oracle, but a root is searched for its choice.
+                    nodes[0].kind = Kind::Leaf;
                 }
                 nodes[i].virtual_loss = 0;
                 i += 1;

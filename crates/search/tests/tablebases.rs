@@ -2,7 +2,9 @@
 //! score; a full-width search whose leaves reach the tables proves only true wins.
 
 use fanorona_rules::{Color, History, Position, RuleOptions, TurnMode, Variant};
-use fanorona_search::{AbConfig, AlphaBeta, Limits, TB_WIN};
+use fanorona_search::{
+    AbConfig, AlphaBeta, Evaluator, Limits, Mcts, MctsConfig, Oracle, TB_WIN, UniformEvaluator,
+};
 use fanorona_tb::{Binomial, Class, Tablebase, Wdl, pieces_at};
 use rand::rngs::SmallRng;
 use rand::{RngExt, SeedableRng};
@@ -69,6 +71,74 @@ fn the_tables_answer_covered_positions_and_prove_wins_above_them() {
         covered > 50 && proved > 20,
         "{covered} covered, {proved} proved"
     );
+}
+
+/// Uniform priors and draws, counting the positions it is asked to evaluate that the
+/// tables cover.
+struct Counting<'a> {
+    tb: &'a Tablebase,
+    covered: usize,
+}
+
+impl Evaluator<Position> for Counting<'_> {
+    fn evaluate(
+        &mut self,
+        games: &[&Position],
+        legal: &[&[usize]],
+        priors: &mut [Vec<f32>],
+        wdl: &mut [[f32; 3]],
+    ) {
+        self.covered += games.iter().filter(|g| self.tb.covers(g)).count();
+        UniformEvaluator::default().evaluate(games, legal, priors, wdl);
+    }
+}
+
+#[test]
+fn mcts_takes_the_tables_values_below_its_root_and_proves_with_them() {
+    // 2v2 dimy positions searched by MCTS with the solver and the 3-piece tables as its
+    // oracle: a covered position below the root is never evaluated, and every root the
+    // solver proves has the value the 4-piece tables give it.
+    let three = Arc::new(Tablebase::build(Variant::Dimy, 100, 3, None, &mut |_| {}).unwrap());
+    let four = Tablebase::build(Variant::Dimy, 100, 4, None, &mut |_| {}).unwrap();
+    let b = Binomial::new();
+    let class = Class { white: 2, black: 2 };
+    let mut rng = SmallRng::seed_from_u64(11);
+    let mut scratch = Vec::new();
+    let cfg = MctsConfig {
+        solver: true,
+        ..MctsConfig::default()
+    };
+    let (mut proved, mut searched) = (0, 0);
+    for seed in 0..120 {
+        let idx = rng.random_range(0..class.size(&b, 25));
+        let pieces = pieces_at(&b, 25, class, idx, &mut scratch);
+        let pos =
+            Position::new(Variant::Dimy, RuleOptions::default(), pieces, Color::White, 0, 2)
+                .unwrap();
+        if pos.turns(TurnMode::Distinct).is_empty() {
+            continue;
+        }
+        searched += 1;
+        let oracle: Arc<dyn Oracle<Position>> = three.clone();
+        let mut tree = Mcts::new(pos, cfg, seed).with_oracle(Some(oracle));
+        let mut eval = Counting {
+            tb: &three,
+            covered: 0,
+        };
+        tree.run(&mut eval, 3000);
+        assert_eq!(eval.covered, 0, "{}: a covered position was evaluated", pos.fen());
+        if let Some(v) = tree.proven() {
+            let truth = four.wdl(&pos).unwrap().0;
+            let said = match v {
+                [1.0, _, _] => Wdl::Win,
+                [_, 1.0, _] => Wdl::Draw,
+                _ => Wdl::Loss,
+            };
+            assert_eq!(said, truth, "{}", pos.fen());
+            proved += 1;
+        }
+    }
+    assert!(proved > 10, "{proved} of {searched} roots proved");
 }
 
 #[test]
