@@ -144,10 +144,7 @@ impl MctsPlayer {
     /// A new tree at `pos` (with the tables' values, if any).
     fn new_tree(&mut self, pos: Position) -> Mcts<Position> {
         self.seed = self.seed.wrapping_add(1);
-        let oracle = self
-            .tables
-            .clone()
-            .map(|t| t as Arc<dyn Oracle<Position>>);
+        let oracle = self.tables.clone().map(|t| t as Arc<dyn Oracle<Position>>);
         Mcts::new(pos, self.cfg, self.seed).with_oracle(oracle)
     }
 

@@ -10,8 +10,8 @@
 use crate::ab::{AbConfig, AlphaBeta, Limits, MATE, MATE_BOUND};
 use crate::evaluator::Evaluator;
 use crate::learned::LearnedEval;
-use fanorona_tb::Tablebase;
 use fanorona_rules::{Color, Game, Outcome, Position};
+use fanorona_tb::Tablebase;
 use std::sync::Arc;
 
 /// Settings of [`AbBlend`].

@@ -17,9 +17,9 @@
 
 use crate::ab::{AbConfig, AlphaBeta, INF, Limits, MATE};
 use crate::learned::LearnedEval;
-use fanorona_tb::Tablebase;
 use fanorona_rules::game::action_index;
 use fanorona_rules::{Color, History, Outcome, Position, Turn, TurnMode};
+use fanorona_tb::Tablebase;
 use std::collections::HashMap;
 use std::sync::Arc;
 use std::time::Instant;

@@ -112,9 +112,15 @@ fn mcts_takes_the_tables_values_below_its_root_and_proves_with_them() {
     for seed in 0..120 {
         let idx = rng.random_range(0..class.size(&b, 25));
         let pieces = pieces_at(&b, 25, class, idx, &mut scratch);
-        let pos =
-            Position::new(Variant::Dimy, RuleOptions::default(), pieces, Color::White, 0, 2)
-                .unwrap();
+        let pos = Position::new(
+            Variant::Dimy,
+            RuleOptions::default(),
+            pieces,
+            Color::White,
+            0,
+            2,
+        )
+        .unwrap();
         if pos.turns(TurnMode::Distinct).is_empty() {
             continue;
         }
@@ -126,7 +132,12 @@ fn mcts_takes_the_tables_values_below_its_root_and_proves_with_them() {
             covered: 0,
         };
         tree.run(&mut eval, 3000);
-        assert_eq!(eval.covered, 0, "{}: a covered position was evaluated", pos.fen());
+        assert_eq!(
+            eval.covered,
+            0,
+            "{}: a covered position was evaluated",
+            pos.fen()
+        );
         if let Some(v) = tree.proven() {
             let truth = four.wdl(&pos).unwrap().0;
             let said = match v {

@@ -171,6 +171,11 @@ pub struct SelfPlayConfig {
     /// `checkpoints/release/tsivy/eval.txt`) for the alpha-beta searches of `blend`
     /// and `guard`; "" = the hand-written evaluation, `release` the release folder's.
     pub ab_eval: String,
+    /// A folder of endgame tables (`fanorona tb build`; "" = none; tsivy and dimy): the
+    /// searches take their exact values, and a game that reaches a position they cover
+    /// ends there with their result, which becomes every earlier position's value target
+    /// (docs/tablebases.md).
+    pub tablebases: String,
 }
 
 /// `[train]`: optimisation.
@@ -455,6 +460,7 @@ impl Default for SelfPlayConfig {
             guard: 0,
             guard_margin: GuardConfig::default().margin,
             ab_eval: String::new(),
+            tablebases: String::new(),
         }
     }
 }
@@ -702,6 +708,9 @@ impl TrainConfig {
         }
         if s.blend > 0 && self.variant == "telo" {
             return bad("selfplay.blend: the alpha-beta engine plays tsivy and dimy, not telo");
+        }
+        if !s.tablebases.is_empty() && self.variant == "telo" {
+            return bad("selfplay.tablebases: endgame tables are for tsivy and dimy, not telo");
         }
         if !s.ab_eval.is_empty() && s.blend == 0 && s.guard == 0 {
             return bad(

@@ -36,7 +36,7 @@ use crate::metrics::{JsonlSink, MetricsSink, Recorded, Sinks, TensorboardSink, j
 use crate::records::{self, GameRecord, Sample, fnv};
 use crate::run::{
     Learner, Progress, Summary, TrainError, generation_seed, io, log_generation, net_config,
-    play_generation, players_eval_file, read_json, read_selfplay_book, read_selfplay_eval,
+    play_generation, players_eval_file, read_json, read_selfplay_aids, read_selfplay_book,
     summary_line, trainer,
 };
 use crate::selfplay::SelfPlayStats;
@@ -530,7 +530,7 @@ pub fn selfplay_worker(
     let net_cfg = net_config(&cfg);
     // The run's `selfplay.book`, read from this worker's folder (the path is the run's).
     let book = read_selfplay_book(&cfg)?;
-    let ab_eval = read_selfplay_eval(&cfg)?;
+    let aids = read_selfplay_aids(&cfg)?;
     let chunk_games = if cfg.distributed.chunk_games > 0 {
         cfg.distributed.chunk_games
     } else {
@@ -581,7 +581,7 @@ pub fn selfplay_worker(
         let (finished, stats) = play_generation(
             &cfg,
             &mut eval,
-            &ab_eval,
+            &aids,
             n as usize,
             *generation,
             seed,
@@ -1271,6 +1271,7 @@ mod tests {
                 actions: vec![1, 2],
                 moves: vec!["a".into(), "b".into()],
                 resigned: false,
+                tablebase: false,
                 start: Some("BBBBB/BBBBB/BW1BW/WWWWW/WWWWW w 0 0".into()),
             }],
         };

@@ -299,6 +299,10 @@ pub struct GameRecord {
     /// Whether a side resigned.
     #[serde(default)]
     pub resigned: bool,
+    /// Whether the game ended at a position the endgame tables cover, with their result
+    /// (`selfplay.tablebases`): the actions stop there.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub tablebase: bool,
     /// The position the game began from (FEN), where it is not the variant's start
     /// position (`selfplay.book`); `actions` are played from there.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -496,6 +500,7 @@ mod tests {
             actions: vec![4, 0, 8],
             moves: vec!["b2".into(), "a1".into(), "c3".into()],
             resigned: false,
+            tablebase: false,
             start: None,
         };
         append_games(&p, &[g.clone(), g.clone()]).unwrap();

@@ -130,6 +130,10 @@ pub enum TrainError {
     /// the key and the file.
     #[error("{0}")]
     Eval(String),
+    /// The endgame tables `selfplay.tablebases` names cannot be used; the message names
+    /// the key and the folder.
+    #[error("{0}")]
+    Tables(String),
     /// Object storage kept failing, or its URL is unusable.
     #[error(transparent)]
     Store(Box<crate::store::StoreError>),
@@ -484,7 +488,7 @@ pub fn train(opts: &RunOptions, progress: &mut dyn Progress) -> Result<Summary, 
     records::write_atomically(&cfg_path, text.as_bytes()).map_err(io(&cfg_path))?;
     let arena_book = read_arena_book(cfg)?;
     let selfplay_book = read_selfplay_book(cfg)?;
-    let ab_eval = read_selfplay_eval(cfg)?;
+    let aids = read_selfplay_aids(cfg)?;
     let teacher_eval = read_ab_eval(cfg, "bootstrap.ab_eval", &cfg.bootstrap.ab_eval)?;
     let eval_file = players_eval_file(cfg)?;
 
@@ -597,7 +601,7 @@ pub fn train(opts: &RunOptions, progress: &mut dyn Progress) -> Result<Summary, 
                 let (finished, stats) = play_generation(
                     cfg,
                     &mut eval,
-                    &ab_eval,
+                    &aids,
                     games,
                     g,
                     seed,
@@ -613,7 +617,7 @@ pub fn train(opts: &RunOptions, progress: &mut dyn Progress) -> Result<Summary, 
             let (finished, stats) = play_generation(
                 cfg,
                 &mut eval,
-                &ab_eval,
+                &aids,
                 games,
                 g,
                 seed,
@@ -712,7 +716,7 @@ pub fn train(opts: &RunOptions, progress: &mut dyn Progress) -> Result<Summary, 
 pub(crate) fn play_generation(
     cfg: &TrainConfig,
     eval: &mut NetEvaluator,
-    learned: &selfplay::AbEval,
+    aids: &selfplay::Aids,
     games: usize,
     g: u64,
     seed: u64,
@@ -725,7 +729,7 @@ pub(crate) fn play_generation(
             &[(TeloPosition::start(cfg.rule_options()), None)],
             cfg,
             eval,
-            learned,
+            aids,
             games,
             g,
             seed,
@@ -738,7 +742,7 @@ pub(crate) fn play_generation(
             },
             cfg,
             eval,
-            learned,
+            aids,
             games,
             g,
             seed,
@@ -872,6 +876,12 @@ pub(crate) fn log_generation(
             );
         }
     }
+    if s.tablebase > 0 {
+        put(
+            "selfplay/tablebase_rate",
+            s.tablebase as f64 / s.games.max(1) as f64,
+        );
+    }
     put("replay/window", window as f64);
     if let Some(a) = arena {
         put("arena/score", a);
@@ -905,6 +915,9 @@ pub(crate) fn summary_line(
             s.adjudicated, s.draw_false, s.draw_checks
         ));
     }
+    if s.tablebase > 0 {
+        line.push_str(&format!(", {} ended by the tables", s.tablebase));
+    }
     if !losses.is_empty() {
         line.push_str(&format!(
             ", loss p {:.3} v {:.3}, value acc {:.0}%",
@@ -937,10 +950,19 @@ pub(crate) fn read_selfplay_book(cfg: &TrainConfig) -> Result<Option<Vec<Positio
     read_book(cfg, "selfplay.book", &cfg.selfplay.book)
 }
 
-/// The learned evaluation `selfplay.ab_eval` names (`None` when it names none), checked
-/// against the run's variant.
-pub(crate) fn read_selfplay_eval(cfg: &TrainConfig) -> Result<selfplay::AbEval, TrainError> {
-    read_ab_eval(cfg, "selfplay.ab_eval", &cfg.selfplay.ab_eval)
+/// What `selfplay.ab_eval` and `selfplay.tablebases` name, read and checked against the
+/// run's variant.
+pub(crate) fn read_selfplay_aids(cfg: &TrainConfig) -> Result<selfplay::Aids, TrainError> {
+    let learned = read_ab_eval(cfg, "selfplay.ab_eval", &cfg.selfplay.ab_eval)?;
+    let dir = &cfg.selfplay.tablebases;
+    let tables = if dir.is_empty() {
+        None
+    } else {
+        let t = fanorona_tb::Tablebase::open(Path::new(dir), cfg.variant())
+            .map_err(|e| TrainError::Tables(format!("selfplay.tablebases = \"{dir}\": {e}")))?;
+        Some(std::sync::Arc::new(t))
+    };
+    Ok(selfplay::Aids { learned, tables })
 }
 
 /// The learned evaluation at `path` (the config's `key`; empty: none), read once and

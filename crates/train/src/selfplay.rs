@@ -5,9 +5,10 @@ use crate::records::{GAME_VERSION, GameRecord, Sample, ownership_targets};
 use fanorona_nn::NetEvaluator;
 use fanorona_rules::{Color, Game, History, Outcome};
 use fanorona_search::{
-    AbBlend, Evaluator, Leaf, LearnedEval, Mcts, TurnGuard, next_actions, wdl_index,
+    AbBlend, Evaluator, Leaf, LearnedEval, Mcts, Oracle, TurnGuard, next_actions, wdl_index,
 };
 use fanorona_sim::{Encode, frame_action};
+use fanorona_tb::{Tablebase, Wdl};
 use rand::rngs::SmallRng;
 use rand::{RngExt, SeedableRng};
 use rayon::prelude::*;
@@ -16,6 +17,37 @@ use std::sync::Arc;
 /// The learned evaluation of self-play's alpha-beta searches (`selfplay.ab_eval`; `None`:
 /// the hand-written one).
 pub type AbEval = Option<Arc<LearnedEval>>;
+
+/// What self-play's searches use beside the network.
+#[derive(Clone, Debug, Default)]
+pub struct Aids {
+    /// The learned evaluation of the alpha-beta searches (`selfplay.ab_eval`).
+    pub learned: AbEval,
+    /// Endgame tables (`selfplay.tablebases`): the trees take their exact values, and a
+    /// game that reaches a position they cover ends there with their result, which is
+    /// then every earlier position's value target.
+    pub tables: Option<Arc<Tablebase>>,
+}
+
+/// The tables as an [`Oracle`] of any board's games (they answer Fanorona positions).
+struct Tables(Arc<Tablebase>);
+
+impl<G: Encode> Oracle<G> for Tables {
+    fn exact(&self, game: &G) -> Option<[f32; 3]> {
+        self.0.exact(game.as_fanorona()?)
+    }
+}
+
+/// The result the tables give `game`'s position (`None`: not covered).
+fn table_result<G: Encode>(tables: &Option<Arc<Tablebase>>, game: &G) -> Option<Outcome> {
+    let pos = game.as_fanorona()?;
+    let (w, _) = tables.as_ref()?.wdl(pos)?;
+    Some(match w {
+        Wdl::Win => Outcome::Win(pos.to_move()),
+        Wdl::Draw => Outcome::Draw,
+        Wdl::Loss => Outcome::Win(pos.to_move().other()),
+    })
+}
 
 /// Whether two learned evaluations are the same one (both hand-written, or one file read
 /// once).
@@ -57,6 +89,8 @@ pub struct SelfPlayStats {
     pub resign_false: u64,
     /// Games scored a draw by adjudication (`selfplay.draw_value`).
     pub adjudicated: u64,
+    /// Games ended by the endgame tables' result (`selfplay.tablebases`).
+    pub tablebase: u64,
     /// Check games (played out) that would have been adjudicated a draw.
     pub draw_checks: u64,
     /// ... and were not drawn: adjudication false positives.
@@ -103,6 +137,7 @@ impl SelfPlayStats {
         self.resign_checks += o.resign_checks;
         self.resign_false += o.resign_false;
         self.adjudicated += o.adjudicated;
+        self.tablebase += o.tablebase;
         self.draw_checks += o.draw_checks;
         self.draw_false += o.draw_false;
         self.seconds += o.seconds;
@@ -144,6 +179,8 @@ struct Slot<G> {
     would_draw: bool,
     /// Scored a draw by adjudication.
     adjudicated: bool,
+    /// Ended by the endgame tables.
+    tablebase: bool,
     rng: SmallRng,
     leaves: Vec<Leaf<G>>,
     sims_at_start: u32,
@@ -162,7 +199,13 @@ struct Slot<G> {
 
 impl<G: Encode> Slot<G> {
     /// A game from one of `starts` (drawn at random when there are several).
-    fn new(starts: &[Start<G>], cfg: &TrainConfig, seed: u64, number: usize) -> Slot<G> {
+    fn new(
+        starts: &[Start<G>],
+        cfg: &TrainConfig,
+        aids: &Aids,
+        seed: u64,
+        number: usize,
+    ) -> Slot<G> {
         let mut rng = SmallRng::seed_from_u64(seed);
         let resign_check = rng.random_range(0.0f32..1.0) < cfg.selfplay.resign_check_share;
         let (start, start_fen) = match starts {
@@ -173,7 +216,11 @@ impl<G: Encode> Slot<G> {
         let (game, actions, moves) = random_opening(start, turns, &mut rng);
         let mut s = Slot {
             number,
-            tree: Mcts::new(game, cfg.selfplay.search().mcts, seed),
+            tree: Mcts::new(game, cfg.selfplay.search().mcts, seed).with_oracle(
+                aids.tables
+                    .clone()
+                    .map(|t| Arc::new(Tables(t)) as Arc<dyn Oracle<G>>),
+            ),
             pending: Vec::new(),
             opening: actions.len(),
             actions,
@@ -185,6 +232,7 @@ impl<G: Encode> Slot<G> {
             drawish: 0,
             would_draw: false,
             adjudicated: false,
+            tablebase: false,
             rng,
             leaves: Vec::new(),
             sims_at_start: 0,
@@ -445,7 +493,7 @@ pub fn play<G: Encode + Send + Sync>(
     starts: &[Start<G>],
     cfg: &TrainConfig,
     eval: &mut NetEvaluator,
-    learned: &AbEval,
+    aids: &Aids,
     games: usize,
     generation: u64,
     seed: u64,
@@ -458,11 +506,11 @@ pub fn play<G: Encode + Send + Sync>(
     let (finished, mut stats) = if workers == 1 {
         let numbers: Vec<usize> = (0..games).collect();
         play_games(
-            starts, cfg, eval, learned, &numbers, in_flight, generation, seed, on_game,
+            starts, cfg, eval, aids, &numbers, in_flight, generation, seed, on_game,
         )
     } else {
         play_workers(
-            starts, cfg, eval, learned, workers, games, in_flight, generation, seed, on_game,
+            starts, cfg, eval, aids, workers, games, in_flight, generation, seed, on_game,
         )
     };
     let finished: Vec<FinishedGame> = finished.into_iter().map(|(_, f)| f).collect();
@@ -483,7 +531,7 @@ fn play_workers<G: Encode + Send + Sync>(
     starts: &[Start<G>],
     cfg: &TrainConfig,
     eval: &mut NetEvaluator,
-    learned: &AbEval,
+    aids: &Aids,
     workers: usize,
     games: usize,
     in_flight: usize,
@@ -507,7 +555,7 @@ fn play_workers<G: Encode + Send + Sync>(
                             let _ = tx.send(());
                         };
                         let r = play_games(
-                            starts, cfg, &mut ev, learned, &numbers, flight, generation, seed,
+                            starts, cfg, &mut ev, aids, &numbers, flight, generation, seed,
                             &mut done,
                         );
                         (r, ev.calls, ev.positions)
@@ -546,7 +594,7 @@ fn play_games<G: Encode + Sync>(
     starts: &[Start<G>],
     cfg: &TrainConfig,
     eval: &mut NetEvaluator,
-    learned: &AbEval,
+    aids: &Aids,
     numbers: &[usize],
     in_flight: usize,
     generation: u64,
@@ -564,6 +612,7 @@ fn play_games<G: Encode + Sync>(
         Slot::new(
             starts,
             cfg,
+            aids,
             seed.wrapping_mul(1_000_003).wrapping_add(n as u64),
             n,
         )
@@ -583,7 +632,7 @@ fn play_games<G: Encode + Sync>(
                 i += 1;
                 continue;
             }
-            let done = decide(&mut g.slots[i], cfg, variant, &mut stats);
+            let done = decide(&mut g.slots[i], cfg, aids, variant, &mut stats);
             if let Some((outcome, resigned)) = done {
                 let s = g.slots.swap_remove(i);
                 let n = s.number;
@@ -612,8 +661,8 @@ fn play_games<G: Encode + Sync>(
     let per = sp.leaves_per_game;
     let g = &mut group;
     while !g.slots.is_empty() {
-        g.gather(per, sp, learned);
-        g.evaluate(eval, sp, learned);
+        g.gather(per, sp, &aids.learned);
+        g.evaluate(eval, sp, &aids.learned);
         g.deliver();
         settle(g);
     }
@@ -627,6 +676,7 @@ fn play_games<G: Encode + Sync>(
 fn decide<G: Encode>(
     s: &mut Slot<G>,
     cfg: &TrainConfig,
+    aids: &Aids,
     variant: fanorona_rules::Variant,
     stats: &mut SelfPlayStats,
 ) -> Option<(Outcome, bool)> {
@@ -707,6 +757,12 @@ fn decide<G: Encode>(
     if let Some(o) = s.tree.root_game().outcome() {
         return Some((o, false));
     }
+    if let Some(o) = table_result(&aids.tables, s.tree.root_game()) {
+        // Exact from here: the tables' result is the game's, and every earlier
+        // position's value target.
+        s.tablebase = true;
+        return Some((o, false));
+    }
     if s.actions.len() as u32 >= sp.max_decisions {
         return Some((Outcome::Draw, false));
     }
@@ -741,6 +797,9 @@ fn finish<G: Encode>(
     if s.adjudicated {
         stats.adjudicated += 1;
     }
+    if s.tablebase {
+        stats.tablebase += 1;
+    }
     if s.would_draw {
         stats.draw_checks += 1;
         if outcome != Outcome::Draw {
@@ -773,6 +832,7 @@ fn finish<G: Encode>(
             actions: s.actions,
             moves: s.moves,
             resigned,
+            tablebase: s.tablebase,
             start: s.start,
         },
         samples,

@@ -375,7 +375,7 @@ fn self_play_workers_play_the_games_one_worker_plays() {
             &[(start, None)],
             &cfg,
             &mut eval,
-            &None,
+            &Default::default(),
             games,
             1,
             7,
@@ -434,7 +434,7 @@ fn drawish_searches_adjudicate_a_draw_and_check_games_measure_it() {
             &[(start, None)],
             &cfg,
             &mut eval,
-            &None,
+            &Default::default(),
             4,
             1,
             7,
@@ -487,7 +487,7 @@ fn value_targets_mix_the_result_with_the_search() {
             &[(start, None)],
             &cfg,
             &mut eval,
-            &None,
+            &Default::default(),
             4,
             1,
             7,
@@ -549,7 +549,7 @@ fn blended_self_play_searches_with_alpha_beta_values() {
             &[(start, None)],
             &cfg,
             &mut eval,
-            &None,
+            &Default::default(),
             4,
             1,
             7,
@@ -624,7 +624,10 @@ fn self_play_searches_with_a_learned_evaluation_when_one_is_named() {
             &[(start, None)],
             &cfg,
             &mut eval,
-            ab_eval,
+            &fanorona_train::selfplay::Aids {
+                learned: ab_eval.clone(),
+                tables: None,
+            },
             4,
             1,
             7,
@@ -735,7 +738,7 @@ fn forced_playouts_change_the_self_play_searches_and_targets_stay_distributions(
             &[(start, None)],
             &cfg,
             &mut eval,
-            &None,
+            &Default::default(),
             4,
             1,
             7,
@@ -787,7 +790,7 @@ fn self_play_games_open_with_random_turns_that_are_recorded_but_not_learned() {
             &[(start, None)],
             &cfg,
             &mut eval,
-            &None,
+            &Default::default(),
             8,
             1,
             11,
@@ -853,7 +856,7 @@ fn self_play_samples_hold_the_last_position_as_each_mover_sees_it() {
         &[(start, None)],
         &cfg,
         &mut eval,
-        &None,
+        &Default::default(),
         4,
         1,
         5,
@@ -978,7 +981,7 @@ fn self_play_starts_from_the_positions_of_its_book() {
         &[(p, Some(book[1].clone()))],
         &cfg,
         &mut eval,
-        &None,
+        &Default::default(),
         1,
         1,
         3,
@@ -1030,7 +1033,7 @@ fn guarded_self_play_plays_only_the_turns_the_guard_keeps() {
             &[(start, None)],
             &cfg,
             &mut eval,
-            &None,
+            &Default::default(),
             4,
             1,
             3,
@@ -1156,5 +1159,105 @@ fn a_new_run_starts_from_the_network_train_init_names() {
         let e = Learner::start(&bad, &device).unwrap_err().to_string();
         assert!(e.starts_with("train.init = ") && e.contains(what), "{e}");
     }
+    std::fs::remove_dir_all(&root).ok();
+}
+
+#[test]
+fn self_play_with_tables_ends_games_where_they_cover_and_learns_their_result() {
+    // selfplay.tablebases=DIR: from 2-against-2 dimy positions and the 3-piece tables, a
+    // game ends at the first position the tables cover, with their result; its record
+    // says so, and every sample's value target is that result.
+    use fanorona_rules::{Color, Game, Position, RuleOptions, Variant};
+    use fanorona_tb::{Binomial, Class, Tablebase, Wdl, pieces_at};
+    let root = tmp("tables");
+    let tables = root.join("tb");
+    let tb = Tablebase::build(Variant::Dimy, 100, 3, None, &mut |_| {}).unwrap();
+    tb.save(&tables).unwrap();
+    let b = Binomial::new();
+    let class = Class { white: 2, black: 2 };
+    let mut scratch = Vec::new();
+    let mut book = Vec::new();
+    for i in 0..40u64 {
+        let idx = (i * 7919 + 13) % class.size(&b, 25);
+        let pieces = pieces_at(&b, 25, class, idx, &mut scratch);
+        let pos = Position::new(
+            Variant::Dimy,
+            RuleOptions::default(),
+            pieces,
+            Color::White,
+            0,
+            2,
+        )
+        .unwrap();
+        if pos.has_capture() && pos.outcome().is_none() {
+            book.push(pos.fen());
+        }
+    }
+    assert!(book.len() > 4);
+    let path = root.join("two-two.fen");
+    std::fs::write(&path, book.join("\n") + "\n").unwrap();
+    let mut cfg = tiny("dimy", 1);
+    cfg.selfplay.games_per_generation = 8;
+    cfg.selfplay.book = path.display().to_string();
+    cfg.selfplay.tablebases = tables.display().to_string();
+    train(&options(cfg.clone(), &root, "t"), &mut Quiet).unwrap();
+    let (games, bad) = read_games(&root.join("experiments/t/games/00001.jsonl")).unwrap();
+    assert!(bad.is_empty(), "{bad:?}");
+    assert_eq!(games.len(), 8);
+    let mut ended = 0;
+    for g in &games {
+        let mut pos =
+            Position::from_fen(g.start.as_deref().unwrap(), RuleOptions::default()).unwrap();
+        for &a in &g.actions {
+            assert!(
+                !tb.covers(&pos) || pos.chain().is_some(),
+                "played on past the tables"
+            );
+            pos.apply(a as usize);
+        }
+        if g.tablebase {
+            ended += 1;
+            let (w, _) = tb.wdl(&pos).expect("ended where the tables cover");
+            let winner = match w {
+                Wdl::Win => Some(pos.to_move()),
+                Wdl::Draw => None,
+                Wdl::Loss => Some(pos.to_move().other()),
+            };
+            let expected = match winner {
+                Some(Color::White) => "white",
+                Some(Color::Black) => "black",
+                None => "draw",
+            };
+            assert_eq!(g.result, expected);
+        } else {
+            assert!(pos.outcome().is_some(), "a game ended neither way");
+        }
+    }
+    assert!(ended > 0, "no game reached the tables");
+    // Every sample's value target is its game's result (value_q_weight = 0).
+    let window = read_samples(&root.join("checkpoints/t/00001/replay.bin"), Variant::Dimy).unwrap();
+    let draws = games.iter().filter(|g| g.result == "draw").count();
+    for s in &window {
+        assert!(s.wdl.iter().all(|&x| x == 0.0 || x == 1.0), "{:?}", s.wdl);
+    }
+    if draws == 0 {
+        assert!(window.iter().all(|s| s.wdl[1] == 0.0));
+    }
+
+    // A folder without tables, or telo, is named in the error.
+    let mut missing = cfg.clone();
+    missing.selfplay.tablebases = root.join("nope").display().to_string();
+    let e = train(&options(missing, &root, "m"), &mut Quiet).unwrap_err();
+    assert!(
+        matches!(e, TrainError::Tables(_)) && e.to_string().contains("selfplay.tablebases"),
+        "{e}"
+    );
+    let e = TrainConfig::parse(
+        "<defaults>",
+        "",
+        &["variant=telo".into(), "selfplay.tablebases=x".into()],
+    )
+    .unwrap_err();
+    assert!(e.to_string().contains("selfplay.tablebases"), "{e}");
     std::fs::remove_dir_all(&root).ok();
 }
