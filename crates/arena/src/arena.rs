@@ -9,7 +9,7 @@ use fanorona_rules::notation::format_turn;
 use fanorona_rules::{
     Color, Outcome, PointStyle, Position, RuleOptions, Turn, TurnMode, Variant, VelaForm,
 };
-use fanorona_search::{GameError, Player, play_game};
+use fanorona_search::{GameError, Player, play_game_adjudicated};
 use serde::{Deserialize, Serialize};
 use std::collections::{HashMap, HashSet};
 use std::io::Write;
@@ -52,6 +52,9 @@ pub struct GameRecord {
     /// `black kely`. Velas count for tournament points, not for Elo.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub vela: Option<String>,
+    /// Whether the game was ended by the endgame tables ([`ArenaConfig::adjudicate`]).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub adjudicated: bool,
 }
 
 /// Each player's mean thinking time per turn over `records` (seconds), for players
@@ -132,6 +135,9 @@ pub struct ArenaConfig {
     pub out: Option<PathBuf>,
     /// Device for network players.
     pub device: Device,
+    /// Endgame tables that end a game at the first position they cover, with their
+    /// result (`None`, the default: every game is played out).
+    pub adjudicate: Option<std::sync::Arc<fanorona_tb::Tablebase>>,
 }
 
 /// Why the arena could not run.
@@ -475,12 +481,13 @@ fn play_job(
 ) -> Result<GameRecord, ArenaError> {
     let mut w = make(j.white, seed ^ 1)?;
     let mut b = make(j.black, seed ^ 2)?;
-    let played = play_game(
+    let played = play_game_adjudicated(
         w.as_mut(),
         b.as_mut(),
         j.start,
         j.first.as_ref(),
         cfg.max_turns,
+        cfg.adjudicate.as_deref(),
     )?;
     let mut p = j.start;
     let mut text = Vec::with_capacity(played.turns.len());
@@ -500,6 +507,7 @@ fn play_job(
         seconds: Some(played.seconds),
         chosen: Some(played.chosen),
         vela: j.vela.clone(),
+        adjudicated: played.adjudicated,
     })
 }
 
@@ -832,6 +840,7 @@ mod tests {
             seconds: None,
             chosen: None,
             vela: j.vela.clone(),
+            adjudicated: false,
         }
     }
 
@@ -854,6 +863,7 @@ mod tests {
             max_turns: 400,
             out: None,
             device: Device::flex(),
+            adjudicate: None,
         };
         let start = Position::start(Variant::Dimy, cfg.rules);
         let traditional = start.turns(TurnMode::Distinct);

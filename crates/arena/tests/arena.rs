@@ -33,6 +33,7 @@ fn config(openings: Openings, games: usize, threads: usize) -> ArenaConfig {
         max_turns: 400,
         out: None,
         device: Device::flex(),
+        adjudicate: None,
     }
 }
 

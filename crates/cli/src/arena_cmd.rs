@@ -131,6 +131,11 @@ pub struct ArenaArgs {
     /// The player rated 0 (default: random, else ab:depth=1, else the first).
     #[arg(long)]
     pub anchor: Option<String>,
+    /// End each game at the first position the endgame tables in DIR cover, with their
+    /// result (`fanorona tb build`; off by default: games are played out). The report
+    /// says how many games the tables ended.
+    #[arg(long, value_name = "DIR")]
+    pub adjudicate: Option<PathBuf>,
     /// End with one line of JSON: ratings and game count.
     #[arg(long)]
     pub json: bool,
@@ -220,6 +225,14 @@ pub fn arena(a: ArenaArgs) -> Result<()> {
         max_turns: 400,
         out: Some(lineup.out.clone()),
         device: crate::backend::device(),
+        adjudicate: match &a.adjudicate {
+            Some(dir) => Some(std::sync::Arc::new(
+                fanorona_tb::Tablebase::open(dir, lineup.variant).map_err(|e| {
+                    crate::input_err(format!("--adjudicate {}: {e}", dir.display()))
+                })?,
+            )),
+            None => None,
+        },
     };
     let records = play(&a, &cfg, &lineup, sprt.as_ref())?;
     let sprt_json = sprt
@@ -587,6 +600,7 @@ fn report_results(
     // Ratings and game counts are of riatras; velas are counted apart.
     let rated = records.iter().filter(|r| r.vela.is_none()).count();
     let velas = records.len() - rated;
+    let adjudicated = records.iter().filter(|r| r.adjudicated).count();
     let results = tally(specs, records);
     let anchor = anchor.unwrap_or_else(|| default_anchor(specs, records));
     let ratings = rate(specs, records, anchor);
@@ -625,6 +639,11 @@ fn report_results(
             "{rated} games{velas} ({variant}), results in {}\n",
             out.display()
         );
+        if adjudicated > 0 || a.adjudicate.is_some() {
+            println!(
+                "{adjudicated} of them ended by the endgame tables at their first covered position (--adjudicate), with the tables' result\n"
+            );
+        }
         println!("{}", report::results_markdown(specs, &results));
         println!("{}", report::ratings_markdown(specs, &ratings, anchor));
         if !steps.is_empty() {
@@ -652,6 +671,7 @@ fn report_results(
         }
     } else {
         let mut j = report::ratings_json(specs, &ratings, rated);
+        j["adjudicated"] = adjudicated.into();
         if !generations.is_empty() {
             j["steps"] = steps_json["steps"].take();
             j["from_last"] = steps_json["from_last"].take();

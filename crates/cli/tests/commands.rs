@@ -1941,6 +1941,76 @@ fn tablebases_build_probe_and_analyze() {
         (Some("c3b3(+1)"), Some(1)),
         "{e}"
     );
+    // The arena adjudicates with them when asked: from a 2-against-2 book, every game
+    // ends at its first covered position (three pieces) with the tables' result.
+    let book = dir.join("two-two.fen");
+    std::fs::write(&book, "5/1W3/2B2/1B1W1/5 w 0 2\n5/W3B/5/B3W/5 w 0 2\n").unwrap();
+    let arena = dir.join("arena");
+    let args = [
+        "arena",
+        "--players",
+        "ab:depth=1",
+        "random",
+        "--variant",
+        "dimy",
+        "--book",
+        book.to_str().unwrap(),
+        "--games",
+        "4",
+        "--threads",
+        "1",
+        "--adjudicate",
+        d,
+        "--out",
+        arena.to_str().unwrap(),
+    ];
+    let o = fanorona(&args);
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert!(
+        stdout(&o).contains("ended by the endgame tables"),
+        "{}",
+        stdout(&o)
+    );
+    let games = std::fs::read_to_string(arena.join("games.jsonl")).unwrap();
+    let mut ended = 0;
+    for line in games.lines() {
+        let g: serde_json::Value = serde_json::from_str(line).unwrap();
+        if g["adjudicated"] == true {
+            ended += 1;
+            // Replayed, the game stops at a covered position whose value is the result.
+            let mut pos = fanorona_rules::Position::from_fen(
+                g["fen"].as_str().unwrap(),
+                fanorona_rules::RuleOptions::default(),
+            )
+            .unwrap();
+            for t in g["turns"].as_array().unwrap() {
+                let turn = fanorona_rules::notation::parse_turn(&pos, t.as_str().unwrap()).unwrap();
+                pos.play_unchecked(&turn);
+            }
+            assert!(pos.occupied().count() <= 3, "{line}");
+            let p = json(&fanorona(&[
+                "tb",
+                "probe",
+                "--fen",
+                &pos.fen(),
+                "--tb",
+                d,
+                "--json",
+            ]));
+            let expected = match (p["wdl"].as_str().unwrap(), pos.side_to_move()) {
+                ("draw", _) => "draw",
+                ("win", fanorona_rules::Color::White) | ("loss", fanorona_rules::Color::Black) => {
+                    "white"
+                }
+                _ => "black",
+            };
+            assert_eq!(g["result"], expected, "{line}");
+        }
+    }
+    assert!(ended > 0, "{games}");
+    let v = json(&fanorona(&[&args[..], &["--json"]].concat()));
+    assert_eq!(v["adjudicated"].as_u64(), Some(ended), "{v}");
+
     // Bad input: too many pieces, no tables, a damaged spec.
     for (args, needle) in [
         (
@@ -1974,6 +2044,19 @@ fn tablebases_build_probe_and_analyze() {
         (
             vec!["analyze", "--fen", fen, "--engine", "ab:tb=/no/such/dir"],
             "/no/such/dir",
+        ),
+        (
+            vec![
+                "arena",
+                "--players",
+                "random",
+                "ab:depth=1",
+                "--variant",
+                "dimy",
+                "--adjudicate",
+                "/no/such/dir",
+            ],
+            "--adjudicate /no/such/dir",
         ),
     ] {
         let o = fanorona(&args);

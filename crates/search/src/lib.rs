@@ -36,6 +36,8 @@ pub use evaluator::{Evaluator, RolloutEvaluator, UniformEvaluator, wdl_index};
 pub use guard::{GuardConfig, TurnGuard, next_actions};
 pub use learned::{LearnedEval, LearnedEvalError};
 pub use mcts::{GumbelConfig, Leaf, Mcts, MctsConfig, Oracle};
-pub use player::{AbPlayer, Choice, GameError, PlayedGame, Player, RandomPlayer, play_game};
+pub use player::{
+    AbPlayer, Choice, GameError, PlayedGame, Player, RandomPlayer, play_game, play_game_adjudicated,
+};
 pub use settings::{SearchSettings, SettingsError};
 pub use tune::FitConfig;

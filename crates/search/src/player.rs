@@ -121,6 +121,8 @@ pub struct PlayedGame {
     pub seconds: [f64; 2],
     /// Turns each side chose (White, Black), the fixed opening excluded.
     pub chosen: [u32; 2],
+    /// Whether the game was ended by endgame tables ([`play_game_adjudicated`]).
+    pub adjudicated: bool,
 }
 
 /// Plays one game between two players from `start` (optionally after a fixed first turn,
@@ -136,7 +138,25 @@ pub fn play_game(
     opening: Option<&Turn>,
     max_turns: usize,
 ) -> Result<PlayedGame, GameError> {
+    play_game_adjudicated(white, black, start, opening, max_turns, None)
+}
+
+/// As [`play_game`], and with `tables` the game ends at the first position they cover,
+/// with their result (exact with best play from there, the quiet counter counted): the
+/// arena's adjudication, off unless asked for.
+///
+/// # Errors
+/// As [`play_game`].
+pub fn play_game_adjudicated(
+    white: &mut dyn Player,
+    black: &mut dyn Player,
+    start: fanorona_rules::Position,
+    opening: Option<&Turn>,
+    max_turns: usize,
+    tables: Option<&fanorona_tb::Tablebase>,
+) -> Result<PlayedGame, GameError> {
     use fanorona_rules::{Color, Outcome};
+    use fanorona_tb::Wdl;
     let mut game = History::new(start);
     white.new_game();
     black.new_game();
@@ -151,10 +171,23 @@ pub fn play_game(
         turns: game.turns().to_vec(),
         seconds,
         chosen,
+        adjudicated: false,
     };
     while game.turns().len() < max_turns {
         if let Some(o) = game.outcome() {
             return Ok(done(o, &game, seconds, chosen));
+        }
+        let pos = game.position();
+        if let Some((w, _)) = tables.and_then(|t| t.wdl(pos)) {
+            let o = match w {
+                Wdl::Win => Outcome::Win(pos.side_to_move()),
+                Wdl::Draw => Outcome::Draw,
+                Wdl::Loss => Outcome::Win(pos.side_to_move().other()),
+            };
+            return Ok(PlayedGame {
+                adjudicated: true,
+                ..done(o, &game, seconds, chosen)
+            });
         }
         let side = game.position().side_to_move();
         let player: &mut dyn Player = if side == Color::White {

@@ -1036,6 +1036,7 @@ fn arena_score(
         max_turns: 400,
         out: None,
         device: device.clone(),
+        adjudicate: None,
     };
     // The network being trained is no checkpoint a spec could name: the players are made
     // here, the network's from its weights in memory.
