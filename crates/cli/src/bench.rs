@@ -23,6 +23,9 @@ pub enum Target {
     Nn,
     /// MCTS simulations/s: with the uniform evaluator (the tree's cost) and the network.
     Mcts,
+    /// Endgame tables (`--tb DIR`, of `--variant`): probes/s alone, and alpha-beta's node
+    /// rate with and without them on positions of one piece more than they hold.
+    Tb,
 }
 
 /// `fanorona bench`.
@@ -57,6 +60,13 @@ pub struct BenchArgs {
     /// Seconds to run each timed part.
     #[arg(long, default_value_t = 2.0)]
     pub seconds: f64,
+    /// The endgame tables' folder (bench tb; default: $FANORONA_TB, else
+    /// checkpoints/tablebases).
+    #[arg(long, value_name = "DIR")]
+    pub tb: Option<std::path::PathBuf>,
+    /// The depth of the alpha-beta searches (bench tb).
+    #[arg(long, default_value_t = 16)]
+    pub depth: u32,
 }
 
 /// perft(6) of the tsivy start, as published by an independent engine (and checked by
@@ -70,7 +80,137 @@ pub fn run(a: BenchArgs) -> Result<()> {
         Target::Ab => ab(&a),
         Target::Nn => nn(&a),
         Target::Mcts => mcts(&a),
+        Target::Tb => tb(&a),
     }
+}
+
+/// `count` random positions of `classes` (a class drawn uniformly, then its position),
+/// either side to move, quiet counter 0, each with a turn to play.
+fn random_positions(
+    variant: Variant,
+    classes: &[fanorona_tb::Class],
+    count: usize,
+    seed: u64,
+) -> Vec<Position> {
+    let b = fanorona_tb::Binomial::new();
+    let mut rng = SmallRng::seed_from_u64(seed);
+    let mut scratch = Vec::new();
+    let mut out = Vec::with_capacity(count);
+    while out.len() < count {
+        let class = classes[rng.random_range(0..classes.len())];
+        let idx = rng.random_range(0..class.size(&b, variant.points()));
+        let pieces = fanorona_tb::pieces_at(&b, variant.points(), class, idx, &mut scratch);
+        let side = if rng.random_bool(0.5) {
+            fanorona_rules::Color::White
+        } else {
+            fanorona_rules::Color::Black
+        };
+        let Ok(pos) = Position::new(variant, RuleOptions::default(), pieces, side, 0, 2) else {
+            continue;
+        };
+        if pos.outcome().is_none() {
+            out.push(pos);
+        }
+    }
+    out
+}
+
+fn tb(a: &BenchArgs) -> Result<()> {
+    use fanorona_search::{AbConfig, AlphaBeta, Limits};
+    let dir = a.tb.clone().unwrap_or_else(crate::tb_cmd::default_dir);
+    let tables = fanorona_nn::spec::load_tables(&dir, a.variant).map_err(crate::input_err)?;
+    let n = tables.max_pieces();
+    let held: Vec<fanorona_tb::Class> = tables.tables().map(|t| t.class).collect();
+    // Probes alone: a million random positions of the classes held (a class drawn
+    // uniformly), over and over: mostly misses of the processor's caches, as in search.
+    let positions = random_positions(a.variant, &held, 1 << 20, 1);
+    let time = |f: &mut dyn FnMut(&Position) -> bool| {
+        let (mut done, mut answered) = (0u64, 0u64);
+        let t = Instant::now();
+        let deadline = t + Duration::from_secs_f64(a.seconds);
+        while Instant::now() < deadline {
+            for p in &positions {
+                answered += u64::from(f(p));
+            }
+            done += positions.len() as u64;
+        }
+        (done, answered, t.elapsed().as_secs_f64())
+    };
+    let (probes, answered, secs) = time(&mut |p| tables.wdl(p).is_some());
+    if answered != probes {
+        bail!("the tables answered {answered} of {probes} positions they hold");
+    }
+    let wdl_rate = probes as f64 / secs;
+    let (best, _, secs) = time(&mut |p| tables.probe(p).is_some());
+    let best_rate = best as f64 / secs;
+    // Inside alpha-beta: positions of one piece more, so that captures reach the tables.
+    let above: Vec<fanorona_tb::Class> = (1..=n)
+        .map(|w| fanorona_tb::Class {
+            white: w,
+            black: n + 1 - w,
+        })
+        .collect();
+    let roots = random_positions(a.variant, &above, 50, 2);
+    let search = |tb: Option<std::sync::Arc<fanorona_tb::Tablebase>>| {
+        let mut ab = AlphaBeta::new(AbConfig {
+            tb,
+            ..AbConfig::default()
+        });
+        let (mut nodes, mut hits, mut secs) = (0u64, 0u64, 0.0);
+        for p in &roots {
+            ab.new_game();
+            let r = ab.search_position(
+                p,
+                &Limits {
+                    depth: Some(a.depth),
+                    ..Limits::default()
+                },
+            );
+            nodes += r.nodes;
+            secs += r.seconds;
+            hits += ab.tb_hits();
+        }
+        (nodes, hits, secs)
+    };
+    let (plain_nodes, _, plain_secs) = search(None);
+    let (tb_nodes, hits, tb_secs) = search(Some(tables.clone()));
+    if a.json {
+        println!(
+            "{}",
+            serde_json::json!({
+                "variant": a.variant.name(), "pieces": n, "positions": tables.positions(),
+                "probes_per_second": wdl_rate.round(), "probes_with_best_turn_per_second": best_rate.round(),
+                "ab_positions": roots.len(), "ab_depth": a.depth,
+                "ab_nodes_without": plain_nodes, "ab_seconds_without": plain_secs,
+                "ab_nodes_per_second_without": (plain_nodes as f64 / plain_secs).round(),
+                "ab_nodes_with": tb_nodes, "ab_seconds_with": tb_secs,
+                "ab_nodes_per_second_with": (tb_nodes as f64 / tb_secs).round(),
+                "ab_tb_hits": hits, "ab_tb_hits_per_second": (hits as f64 / tb_secs).round(),
+            })
+        );
+    } else {
+        println!(
+            "{} tables of up to {n} pieces ({} positions) in {}",
+            a.variant,
+            tables.positions(),
+            dir.display()
+        );
+        println!(
+            "probes of random held positions, one thread: {:.2} M/s (result and distance), {:.3} M/s (with the best turn)",
+            wdl_rate / 1e6,
+            best_rate / 1e6
+        );
+        println!(
+            "alpha-beta, {} positions of {} pieces at depth {}: without tables {plain_nodes} nodes in {plain_secs:.2} s ({:.2} M nodes/s); with them {tb_nodes} nodes in {tb_secs:.2} s ({:.2} M nodes/s), {hits} answered by the tables ({:.2} M/s)",
+            roots.len(),
+            n + 1,
+            a.depth,
+            plain_nodes as f64 / plain_secs / 1e6,
+            tb_nodes as f64 / tb_secs / 1e6,
+            hits as f64 / tb_secs / 1e6
+        );
+    }
+    Ok(())
 }
 
 /// Random playouts from the tsivy start on this thread for about `secs`: (games, turns).

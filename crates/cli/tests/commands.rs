@@ -1941,6 +1941,26 @@ fn tablebases_build_probe_and_analyze() {
         (Some("c3b3(+1)"), Some(1)),
         "{e}"
     );
+    // The benchmark: probes alone and inside alpha-beta, with the counts it checks.
+    let b = json(&fanorona(&[
+        "bench",
+        "tb",
+        "--tb",
+        d,
+        "--variant",
+        "dimy",
+        "--seconds",
+        "0.1",
+        "--depth",
+        "6",
+        "--json",
+    ]));
+    assert!(b["probes_per_second"].as_f64().unwrap() > 0.0, "{b}");
+    assert!(b["ab_tb_hits"].as_u64().unwrap() > 0, "{b}");
+    assert!(
+        b["ab_nodes_with"].as_u64() < b["ab_nodes_without"].as_u64(),
+        "{b}"
+    );
     // The arena adjudicates with them when asked: from a 2-against-2 book, every game
     // ends at its first covered position (three pieces) with the tables' result.
     let book = dir.join("two-two.fen");

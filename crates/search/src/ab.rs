@@ -138,6 +138,8 @@ struct Worker {
     /// the repetition rule.
     path: Vec<u64>,
     nodes: u64,
+    /// Positions answered by the endgame tables in this search.
+    tb_hits: u64,
     node_limit: u64,
     deadline: Option<Instant>,
     stopped: bool,
@@ -185,6 +187,12 @@ impl AlphaBeta {
             stop,
             workers,
         }
+    }
+
+    /// Positions the endgame tables answered in the last search, over all its threads
+    /// (0 without tables).
+    pub fn tb_hits(&self) -> u64 {
+        self.workers.iter().map(|w| w.tb_hits).sum()
     }
 
     /// The settings.
@@ -306,6 +314,7 @@ impl Worker {
             stack: Vec::new(),
             path: Vec::with_capacity(512),
             nodes: 0,
+            tb_hits: 0,
             node_limit: u64::MAX,
             deadline: None,
             stopped: false,
@@ -316,6 +325,7 @@ impl Worker {
     /// Resets the counters and limits of a new search.
     fn begin(&mut self, node_limit: Option<u64>, deadline: Option<Instant>) {
         self.nodes = 0;
+        self.tb_hits = 0;
         self.stopped = false;
         self.node_limit = node_limit.unwrap_or(u64::MAX);
         self.deadline = deadline;
@@ -430,8 +440,9 @@ impl Worker {
 
     /// The tables' score of a covered position.
     #[inline]
-    fn tb_probe(&self, pos: &Position) -> Option<i32> {
+    fn tb_probe(&mut self, pos: &Position) -> Option<i32> {
         let (w, d) = self.cfg.tb.as_ref()?.wdl(pos)?;
+        self.tb_hits += 1;
         Some(tb_score(w, d))
     }
 
