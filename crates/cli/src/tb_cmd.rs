@@ -101,7 +101,7 @@ fn build(a: BuildArgs) -> Result<()> {
         fanorona_tb::TbError::Io { .. } => anyhow::Error::new(e),
         other => input_err(other),
     })?;
-    let bytes: u64 = fanorona_tb::classes(a.variant, a.pieces)
+    let bytes: u64 = fanorona_tb::stored_classes(a.variant, a.pieces)
         .iter()
         .filter_map(|c| std::fs::metadata(dir.join(fanorona_tb::file_name(a.variant, *c))).ok())
         .map(|m| m.len())

@@ -16,7 +16,7 @@
 //! 3. Distances stop at the quiet limit; what is left is a draw.
 
 use crate::index::{Class, index_of, pieces_at};
-use crate::{ClassTable, Tablebase, TbError, Value, Wdl, classes, read_file, write_file};
+use crate::{ClassTable, Packed, Tablebase, TbError, Value, Wdl, read_file, stored_classes, write_file};
 use fanorona_rules::{ByColor, Color, Direction, Position, Turn, TurnMode, Variant};
 use rayon::prelude::*;
 use std::path::Path;
@@ -49,7 +49,7 @@ impl Tablebase {
                 2 * variant.pieces_each()
             )));
         }
-        for class in classes(variant, max_pieces) {
+        for class in stored_classes(variant, max_pieces) {
             let t0 = Instant::now();
             if let Some(d) = dir {
                 let path = d.join(crate::file_name(variant, class));
@@ -201,7 +201,7 @@ impl Tablebase {
         let [white, black] = values;
         ClassTable {
             class,
-            values: [white, black],
+            values: [Packed::pack(&white), Packed::pack(&black)],
         }
     }
 }
@@ -209,8 +209,8 @@ impl Tablebase {
 /// Won, drawn and lost positions of a table (for the side to move).
 pub fn tally(t: &ClassTable) -> (u64, u64, u64) {
     let (mut w, mut d, mut l) = (0, 0, 0);
-    for v in t.values.iter().flatten() {
-        match Value::from_byte(*v) {
+    for v in t.values.iter().flat_map(Packed::iter) {
+        match Value::from_byte(v) {
             Value::Win(_) => w += 1,
             Value::Draw => d += 1,
             Value::Loss(_) => l += 1,

@@ -19,16 +19,18 @@
 
 mod build;
 mod index;
+mod packed;
 
 pub use build::tally;
 pub use index::{Binomial, Class, index_of, pieces_at};
+pub use packed::Packed;
 
 use fanorona_rules::{ByColor, Color, Position, RuleOptions, Turn, TurnMode, Variant};
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
-/// Version of the file format.
-pub const VERSION: u32 = 1;
+/// Version of the file format written (version 1 files, one byte a value, are read too).
+pub const VERSION: u32 = 2;
 const MAGIC: &[u8; 4] = b"FNTB";
 /// The longest quiet limit a table can be built for (distances are kept in 7 bits).
 pub const MAX_QUIET_LIMIT: u16 = 127;
@@ -133,8 +135,9 @@ impl Wdl {
 pub struct ClassTable {
     /// The class.
     pub class: Class,
-    /// Values with White to move, then with Black to move, by index.
-    pub values: [Vec<u8>; 2],
+    /// Value bytes ([`Value::to_byte`]) with White to move, then with Black to move, by
+    /// index.
+    pub values: [Packed; 2],
 }
 
 /// The answer for a position.
@@ -158,6 +161,15 @@ pub struct Tablebase {
     max_pieces: u8,
     binomial: Binomial,
     tables: BTreeMap<Class, ClassTable>,
+}
+
+/// The classes of up to `max_pieces` pieces that are stored: those where White has at
+/// least as many pieces as Black (the others are their colour swaps), fewest first.
+pub fn stored_classes(variant: Variant, max_pieces: u8) -> Vec<Class> {
+    classes(variant, max_pieces)
+        .into_iter()
+        .filter(|c| c.white >= c.black)
+        .collect()
 }
 
 /// The classes of up to `max_pieces` pieces (each side at least one), fewest first.
@@ -221,15 +233,23 @@ impl Tablebase {
     pub fn max_pieces(&self) -> u8 {
         self.max_pieces
     }
-    /// The classes held.
+    /// The classes stored (see [`stored_classes`]).
     pub fn tables(&self) -> impl Iterator<Item = &ClassTable> {
         self.tables.values()
     }
-    /// Positions held (both sides to move).
+    /// Positions covered (both sides to move, the colour swaps of the stored classes
+    /// included).
     pub fn positions(&self) -> u64 {
         self.tables
             .values()
-            .map(|t| (t.values[0].len() + t.values[1].len()) as u64)
+            .map(|t| {
+                let both = (t.values[0].len() + t.values[1].len()) as u64;
+                if t.class.white > t.class.black {
+                    2 * both
+                } else {
+                    both
+                }
+            })
             .sum()
     }
 
@@ -249,7 +269,7 @@ impl Tablebase {
     pub fn open(dir: &Path, variant: Variant) -> Result<Tablebase, TbError> {
         let mut tb: Option<Tablebase> = None;
         for max in 2..=(2 * variant.pieces_each() as u8) {
-            let cls: Vec<Class> = classes(variant, max)
+            let cls: Vec<Class> = stored_classes(variant, max)
                 .into_iter()
                 .filter(|c| c.white + c.black == max)
                 .collect();
@@ -290,22 +310,28 @@ impl Tablebase {
 
     /// The stored value of a position's pieces and side to move (`None`: not covered).
     pub fn value(&self, pos: &Position) -> Option<Value> {
-        let pieces = ByColor {
-            white: pos.pieces(Color::White),
-            black: pos.pieces(Color::Black),
-        };
-        let class = Class::of(&pieces);
-        if class.white == 0 || class.black == 0 {
+        let (white, black) = (pos.pieces(Color::White), pos.pieces(Color::Black));
+        let mut side = pos.side_to_move();
+        if white.is_empty() || black.is_empty() {
             // The side without pieces has lost.
-            return Some(if pos.pieces(pos.side_to_move()).is_empty() {
+            return Some(if pos.pieces(side).is_empty() {
                 Value::Loss(0)
             } else {
                 Value::Win(0)
             });
         }
-        let t = self.tables.get(&class)?;
+        let mut pieces = ByColor { white, black };
+        if white.count() < black.count() {
+            // The colour swap: the same value for the side to move.
+            pieces = ByColor {
+                white: black,
+                black: white,
+            };
+            side = side.other();
+        }
+        let t = self.tables.get(&Class::of(&pieces))?;
         let i = index_of(&self.binomial, self.variant.points(), &pieces) as usize;
-        Some(Value::from_byte(t.values[pos.side_to_move().index()][i]))
+        Some(Value::from_byte(t.values[side.index()].get(i)))
     }
 
     /// Whether the tables answer for `pos`: their board and rules, few enough pieces, at
@@ -413,7 +439,7 @@ fn write_file(
         move |source| TbError::Io { path, source }
     };
     std::fs::create_dir_all(dir).map_err(io(dir))?;
-    let mut b = Vec::with_capacity(t.values[0].len() * 2 + 64);
+    let mut b = Vec::with_capacity(t.values[0].len() + 64);
     b.extend_from_slice(MAGIC);
     b.extend_from_slice(&VERSION.to_le_bytes());
     let mut name = [0u8; 8];
@@ -423,8 +449,8 @@ fn write_file(
     b.push(t.class.white);
     b.push(t.class.black);
     b.extend_from_slice(&(t.values[0].len() as u64).to_le_bytes());
-    b.extend_from_slice(&t.values[0]);
-    b.extend_from_slice(&t.values[1]);
+    t.values[0].write(&mut b);
+    t.values[1].write(&mut b);
     let h = fnv(&b);
     b.extend_from_slice(&h.to_le_bytes());
     let path = dir.join(file_name(variant, t.class));
@@ -452,9 +478,9 @@ fn read_file(path: &Path, variant: Variant) -> Result<(u16, ClassTable), TbError
         return Err(bad("checksum mismatch: the file is damaged".into()));
     }
     let version = u32::from_le_bytes(b[4..8].try_into().expect("4 bytes"));
-    if version != VERSION {
+    if version != VERSION && version != 1 {
         return Err(bad(format!(
-            "format version {version}, this build reads {VERSION}"
+            "format version {version}, this build reads 1 to {VERSION}"
         )));
     }
     let name = std::str::from_utf8(&b[8..16])
@@ -470,19 +496,30 @@ fn read_file(path: &Path, variant: Variant) -> Result<(u16, ClassTable), TbError
     };
     let n = u64::from_le_bytes(b[20..28].try_into().expect("8 bytes")) as usize;
     let want = class.size(&Binomial::new(), variant.points()) as usize;
-    if n != want || body.len() != HEAD + 2 * n {
-        return Err(bad(format!(
-            "class {class} holds {want} positions a side, the file {n} ({} bytes)",
-            body.len()
-        )));
+    let size = |got: usize| {
+        bad(format!(
+            "class {class} holds {want} positions a side, the file {n} ({got} bytes)"
+        ))
+    };
+    if n != want {
+        return Err(size(body.len()));
     }
-    let white = body[HEAD..HEAD + n].to_vec();
-    let black = body[HEAD + n..].to_vec();
-    Ok((
-        limit,
-        ClassTable {
-            class,
-            values: [white, black],
-        },
-    ))
+    let values = if version == 1 {
+        // One byte a value.
+        if body.len() != HEAD + 2 * n {
+            return Err(size(body.len()));
+        }
+        [
+            Packed::pack(&body[HEAD..HEAD + n]),
+            Packed::pack(&body[HEAD + n..]),
+        ]
+    } else {
+        let (white, used) = Packed::read(&body[HEAD..], n).map_err(&bad)?;
+        let (black, more) = Packed::read(&body[HEAD + used..], n).map_err(&bad)?;
+        if HEAD + used + more != body.len() {
+            return Err(size(body.len()));
+        }
+        [white, black]
+    };
+    Ok((limit, ClassTable { class, values }))
 }
