@@ -16,7 +16,9 @@
 //! 3. Distances stop at the quiet limit; what is left is a draw.
 
 use crate::index::{Class, index_of, pieces_at};
-use crate::{ClassTable, Packed, Tablebase, TbError, Value, Wdl, read_file, stored_classes, write_file};
+use crate::{
+    ClassTable, Packed, Tablebase, TbError, Value, Wdl, read_file, stored_classes, write_file,
+};
 use fanorona_rules::{ByColor, Color, Direction, Position, Turn, TurnMode, Variant};
 use rayon::prelude::*;
 use std::path::Path;

@@ -40,7 +40,10 @@ impl Packed {
     /// # Panics
     /// More than `u32::MAX` values.
     pub fn pack(values: &[u8]) -> Packed {
-        assert!(u32::try_from(values.len()).is_ok(), "a class side of under 2^32 positions");
+        assert!(
+            u32::try_from(values.len()).is_ok(),
+            "a class side of under 2^32 positions"
+        );
         let mut nibbles = vec![0u8; values.len().div_ceil(2)];
         let mut wide = Vec::new();
         for (i, &v) in values.iter().enumerate() {

@@ -250,7 +250,10 @@ fn files_round_trip_and_damage_is_named() {
         lines.push(l.to_string())
     })
     .unwrap();
-    assert_eq!(lines.len(), fanorona_tb::stored_classes(Variant::Dimy, 3).len());
+    assert_eq!(
+        lines.len(),
+        fanorona_tb::stored_classes(Variant::Dimy, 3).len()
+    );
     let read = Tablebase::open(&dir, Variant::Dimy).unwrap();
     assert_eq!(read.max_pieces(), 3);
     for (a, b) in built.tables().zip(read.tables()) {
