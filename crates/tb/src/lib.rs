@@ -523,3 +523,41 @@ fn read_file(path: &Path, variant: Variant) -> Result<(u16, ClassTable), TbError
     };
     Ok((limit, ClassTable { class, values }))
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn version_1_files_still_read() {
+        // Version 1: a byte a value, every class. Each stored class written that way (and
+        // a colour-swapped one, which version 2 does not need) reads back the same.
+        let dir = std::env::temp_dir().join(format!("fanorona-tb-v1-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(&dir).unwrap();
+        let built = Tablebase::build(Variant::Dimy, 100, 3, None, &mut |_| {}).unwrap();
+        let write_v1 = |class: Class, values: [Vec<u8>; 2]| {
+            let mut b = Vec::new();
+            b.extend_from_slice(MAGIC);
+            b.extend_from_slice(&1u32.to_le_bytes());
+            b.extend_from_slice(b"dimy\0\0\0\0");
+            b.extend_from_slice(&100u16.to_le_bytes());
+            b.extend_from_slice(&[class.white, class.black]);
+            b.extend_from_slice(&(values[0].len() as u64).to_le_bytes());
+            b.extend_from_slice(&values[0]);
+            b.extend_from_slice(&values[1]);
+            let h = fnv(&b);
+            b.extend_from_slice(&h.to_le_bytes());
+            std::fs::write(dir.join(file_name(Variant::Dimy, class)), b).unwrap();
+        };
+        for t in built.tables() {
+            write_v1(t.class, t.values.clone().map(|p| p.iter().collect()));
+        }
+        let swapped = Class { white: 1, black: 2 };
+        let n = swapped.size(&Binomial::new(), 25) as usize;
+        write_v1(swapped, [vec![0; n], vec![0; n]]);
+        let read = Tablebase::open(&dir, Variant::Dimy).unwrap();
+        assert_eq!(read, built);
+        std::fs::remove_dir_all(&dir).ok();
+    }
+}
