@@ -56,6 +56,11 @@ pub struct AbConfig {
     /// `false`: the full-width search, whose fixed-depth results are exact minimax (the
     /// guard's bounds, books, labels and teachers of fixed depth rely on it).
     pub selective: bool,
+    /// With `selective`: a position with a single legal turn is searched one turn deeper
+    /// (experiment of issue 68: `ab:ext=false` turns it off).
+    pub extend: bool,
+    /// The selective search's constants (tuned; see [`SearchParams`]).
+    pub params: SearchParams,
     /// Endgame tables: positions they cover score exactly ([`TB_WIN`] less the turns to
     /// the next capture for a win), and a covered root plays the tables' best turn.
     pub tb: Option<Arc<Tablebase>>,
@@ -70,6 +75,8 @@ impl Default for AbConfig {
             learned: None,
             threads: 1,
             selective: true,
+            extend: true,
+            params: SearchParams::default(),
             tb: None,
         }
     }
@@ -150,25 +157,54 @@ struct Worker {
 const MAX_PLY: usize = 128;
 
 /// Reverse futility: a non-PV node this close to the leaves whose static score beats
-/// beta by the margin per remaining turn is taken as failing high.
+/// beta by the margin per remaining turn ([`SearchParams::rfp_margin`]) is taken as
+/// failing high.
 const RFP_DEPTH: i32 = 5;
-const RFP_MARGIN: i32 = 60;
-/// Null move: from this depth, reduced by `NMP_BASE + depth / NMP_DIV` more turns, when
-/// the side to move has more than `NMP_PIECES` pieces (few pieces: zugzwang-like).
+/// Null move: from this depth, reduced by `nmp_base + depth / nmp_div` more turns
+/// ([`SearchParams`]), when the side to move has more than `NMP_PIECES` pieces (few
+/// pieces: zugzwang-like).
 const NMP_DEPTH: i32 = 3;
-const NMP_BASE: i32 = 2;
-const NMP_DIV: i32 = 4;
 const NMP_PIECES: u32 = 3;
-/// Late-move pruning: at a quiet non-PV node of depth d, at most `LMP_BASE + d * d`
+/// Late-move pruning: at a quiet non-PV node of depth d, at most `lmp_base + d * d`
 /// turns are searched.
 const LMP_DEPTH: i32 = 4;
-const LMP_BASE: usize = 4;
 /// Late-move reductions from this depth and move number (quiet turns, not killers).
 const LMR_DEPTH: i32 = 3;
 const LMR_MOVE: usize = 3;
-/// Aspiration window at the root, from this depth: half-width in hundredths of a piece.
+/// Aspiration window at the root from this depth ([`SearchParams::asp_window`]).
 const ASP_DEPTH: u32 = 4;
-const ASP_WINDOW: i32 = 30;
+
+/// The selective search's tuned constants. They are constants of the engine, not
+/// options of its specs: the defaults are what the measurements chose, and a field is
+/// public only so that a tuner (`crates/search/examples/spsa.rs`) can vary it.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct SearchParams {
+    /// Reverse futility margin a remaining turn, hundredths of a piece.
+    pub rfp_margin: i32,
+    /// Null move's reduction: `nmp_base + depth / nmp_div` turns beyond the one it plays.
+    pub nmp_base: i32,
+    /// See `nmp_base`.
+    pub nmp_div: i32,
+    /// Late-move pruning: `lmp_base + depth^2` turns searched at most.
+    pub lmp_base: i32,
+    /// Late-move reduction `0.5 + ln(depth) ln(move) x lmr_percent / 100` turns.
+    pub lmr_percent: i32,
+    /// Aspiration window's half-width at the root, hundredths of a piece.
+    pub asp_window: i32,
+}
+
+impl Default for SearchParams {
+    fn default() -> Self {
+        SearchParams {
+            rfp_margin: 60,
+            nmp_base: 2,
+            nmp_div: 4,
+            lmp_base: 4,
+            lmr_percent: 50,
+            asp_window: 30,
+        }
+    }
+}
 /// Internal iterative reduction: a node without a table move from this depth searches
 /// one turn shallower.
 const IIR_DEPTH: i32 = 4;
@@ -395,7 +431,7 @@ impl Worker {
 
     /// A root search in a window around the last iteration's score, widened on failure.
     fn aspiration(&mut self, root: &Position, depth: i32, last: i32) -> i32 {
-        let mut delta = ASP_WINDOW;
+        let mut delta = self.cfg.params.asp_window.max(1);
         let (mut alpha, mut beta) = (last - delta, last + delta);
         loop {
             let score = self.negamax(root, depth, 0, alpha, beta, true);
@@ -584,7 +620,8 @@ impl Worker {
             && beta.abs() < MATE_BOUND
         {
             let eval = self.evaluate(pos, ply);
-            if depth <= RFP_DEPTH && eval - RFP_MARGIN * depth >= beta {
+            let params = self.cfg.params;
+            if depth <= RFP_DEPTH && eval - params.rfp_margin * depth >= beta {
                 self.lists[ply] = list;
                 return eval;
             }
@@ -593,7 +630,7 @@ impl Worker {
                 && eval >= beta
                 && pos.pieces(pos.side_to_move()).count() > NMP_PIECES
             {
-                let r = NMP_BASE + depth / NMP_DIV;
+                let r = params.nmp_base + depth / params.nmp_div.max(1);
                 let mut child = *pos;
                 child.null_turn();
                 self.path.push(key);
@@ -617,8 +654,10 @@ impl Worker {
         let mut best = -INF;
         let mut best_idx = 0u16;
         let mut bound = Bound::Upper;
-        let lmp_limit = LMP_BASE + (depth * depth) as usize;
-        let new_depth = depth - 1;
+        let lmp_limit = (self.cfg.params.lmp_base.max(0) + depth * depth) as usize;
+        // A single legal turn (often a forced capture) costs no depth: one node a ply.
+        let single = self.cfg.selective && self.cfg.extend && list.len() == 1 && ply < MAX_PLY / 4;
+        let new_depth = if single { depth } else { depth - 1 };
         for i in 0..order.len() {
             pick_next(&mut order, i);
             let idx = order[i].1 as usize;
@@ -646,7 +685,7 @@ impl Worker {
                     && i >= LMR_MOVE
                     && order[i].0 < 800_000
                 {
-                    let r = lmr(depth, i) - i32::from(pv_node);
+                    let r = lmr(depth, i, self.cfg.params.lmr_percent) - i32::from(pv_node);
                     r.clamp(0, depth - 2)
                 } else {
                     0
@@ -790,10 +829,10 @@ fn game_path(game: &History, out: &mut Vec<u64>) {
 /// Late-move reduction in turns for the `i`-th turn at `depth`: about
 /// ln(depth) ln(i) / 2, as chess engines reduce.
 #[inline]
-fn lmr(depth: i32, i: usize) -> i32 {
+fn lmr(depth: i32, i: usize, percent: i32) -> i32 {
     let d = (depth as f32).ln();
     let m = (i as f32).ln();
-    (0.5 + d * m / 2.0) as i32
+    (0.5 + d * m * percent as f32 / 100.0) as i32
 }
 
 /// Moves the highest-scored remaining entry to position `i` (selection sort, lazily).

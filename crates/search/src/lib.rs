@@ -28,7 +28,7 @@ pub mod settings;
 mod tt;
 pub mod tune;
 
-pub use ab::{AbConfig, AlphaBeta, Limits, MATE, MATE_BOUND, SearchResult, TB_WIN};
+pub use ab::{AbConfig, AlphaBeta, Limits, MATE, MATE_BOUND, SearchParams, SearchResult, TB_WIN};
 pub use analysis::{Analysis, analyse};
 pub use blend::{AbBlend, BlendConfig, score_wdl};
 pub use eval::{EvalWeights, evaluate};
