@@ -298,7 +298,6 @@ impl EngineSpec {
                                 .parse()
                                 .map_err(|_| bad(k, v, "a number of capture turns"))?
                         }
-                        "ext" => cfg.extend = v.parse().map_err(|_| bad(k, v, "true or false"))?,
                         "threads" => {
                             explicit_threads = true;
                             cfg.threads = v

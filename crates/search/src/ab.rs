@@ -56,9 +56,6 @@ pub struct AbConfig {
     /// `false`: the full-width search, whose fixed-depth results are exact minimax (the
     /// guard's bounds, books, labels and teachers of fixed depth rely on it).
     pub selective: bool,
-    /// With `selective`: a position with a single legal turn is searched one turn deeper
-    /// (experiment of issue 68: `ab:ext=false` turns it off).
-    pub extend: bool,
     /// The selective search's constants (tuned; see [`SearchParams`]).
     pub params: SearchParams,
     /// Endgame tables: positions they cover score exactly ([`TB_WIN`] less the turns to
@@ -75,7 +72,6 @@ impl Default for AbConfig {
             learned: None,
             threads: 1,
             selective: true,
-            extend: true,
             params: SearchParams::default(),
             tb: None,
         }
@@ -177,7 +173,7 @@ const ASP_DEPTH: u32 = 4;
 /// The selective search's tuned constants. They are constants of the engine, not
 /// options of its specs: the defaults are what the measurements chose, and a field is
 /// public only so that a tuner (`crates/search/examples/spsa.rs`) can vary it.
-#[derive(Clone, Copy, Debug, PartialEq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct SearchParams {
     /// Reverse futility margin a remaining turn, hundredths of a piece.
     pub rfp_margin: i32,
@@ -655,9 +651,7 @@ impl Worker {
         let mut best_idx = 0u16;
         let mut bound = Bound::Upper;
         let lmp_limit = (self.cfg.params.lmp_base.max(0) + depth * depth) as usize;
-        // A single legal turn (often a forced capture) costs no depth: one node a ply.
-        let single = self.cfg.selective && self.cfg.extend && list.len() == 1 && ply < MAX_PLY / 4;
-        let new_depth = if single { depth } else { depth - 1 };
+        let new_depth = depth - 1;
         for i in 0..order.len() {
             pick_next(&mut order, i);
             let idx = order[i].1 as usize;
