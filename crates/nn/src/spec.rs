@@ -298,25 +298,6 @@ impl EngineSpec {
                                 .parse()
                                 .map_err(|_| bad(k, v, "a number of capture turns"))?
                         }
-                        "params" => {
-                            // Experiment of issue 68 (SPSA's values against the defaults).
-                            let x: Vec<i32> = v
-                                .split('/')
-                                .map(str::parse)
-                                .collect::<std::result::Result<_, _>>()
-                                .map_err(|_| bad(k, v, "six numbers a/b/c/d/e/f"))?;
-                            if x.len() != 6 {
-                                return Err(bad(k, v, "six numbers a/b/c/d/e/f"));
-                            }
-                            cfg.params = fanorona_search::SearchParams {
-                                rfp_margin: x[0],
-                                nmp_base: x[1],
-                                nmp_div: x[2].max(1),
-                                lmp_base: x[3],
-                                lmr_percent: x[4],
-                                asp_window: x[5].max(1),
-                            };
-                        }
                         "threads" => {
                             explicit_threads = true;
                             cfg.threads = v
