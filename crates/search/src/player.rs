@@ -156,7 +156,6 @@ pub fn play_game_adjudicated(
     tables: Option<&fanorona_tb::Tablebase>,
 ) -> Result<PlayedGame, GameError> {
     use fanorona_rules::{Color, Outcome};
-    use fanorona_tb::Wdl;
     let mut game = History::new(start);
     white.new_game();
     black.new_game();
@@ -177,13 +176,7 @@ pub fn play_game_adjudicated(
         if let Some(o) = game.outcome() {
             return Ok(done(o, &game, seconds, chosen));
         }
-        let pos = game.position();
-        if let Some((w, _)) = tables.and_then(|t| t.wdl(pos)) {
-            let o = match w {
-                Wdl::Win => Outcome::Win(pos.side_to_move()),
-                Wdl::Draw => Outcome::Draw,
-                Wdl::Loss => Outcome::Win(pos.side_to_move().other()),
-            };
+        if let Some(o) = tables.and_then(|t| t.outcome(game.position())) {
             return Ok(PlayedGame {
                 adjudicated: true,
                 ..done(o, &game, seconds, chosen)

@@ -361,6 +361,18 @@ impl Tablebase {
         })
     }
 
+    /// The game's result from `pos` with best play, its quiet counter counted (`None`:
+    /// not covered): how self-play and the arena end a game the tables reach.
+    pub fn outcome(&self, pos: &Position) -> Option<fanorona_rules::Outcome> {
+        use fanorona_rules::Outcome;
+        let side = pos.side_to_move();
+        Some(match self.wdl(pos)?.0 {
+            Wdl::Win => Outcome::Win(side),
+            Wdl::Draw => Outcome::Draw,
+            Wdl::Loss => Outcome::Win(side.other()),
+        })
+    }
+
     /// The value of `pos` with its quiet counter and a best turn (`None`: not covered).
     pub fn probe(&self, pos: &Position) -> Option<Probe> {
         if !self.covers(pos) {

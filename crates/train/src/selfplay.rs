@@ -8,7 +8,7 @@ use fanorona_search::{
     AbBlend, Evaluator, Leaf, LearnedEval, Mcts, Oracle, TurnGuard, next_actions, wdl_index,
 };
 use fanorona_sim::{Encode, frame_action};
-use fanorona_tb::{Tablebase, Wdl};
+use fanorona_tb::Tablebase;
 use rand::rngs::SmallRng;
 use rand::{RngExt, SeedableRng};
 use rayon::prelude::*;
@@ -40,13 +40,7 @@ impl<G: Encode> Oracle<G> for Tables {
 
 /// The result the tables give `game`'s position (`None`: not covered).
 fn table_result<G: Encode>(tables: &Option<Arc<Tablebase>>, game: &G) -> Option<Outcome> {
-    let pos = game.as_fanorona()?;
-    let (w, _) = tables.as_ref()?.wdl(pos)?;
-    Some(match w {
-        Wdl::Win => Outcome::Win(pos.to_move()),
-        Wdl::Draw => Outcome::Draw,
-        Wdl::Loss => Outcome::Win(pos.to_move().other()),
-    })
+    tables.as_ref()?.outcome(game.as_fanorona()?)
 }
 
 /// Whether two learned evaluations are the same one (both hand-written, or one file read
