@@ -62,7 +62,18 @@ impl Direction {
     /// If `i >= 8`.
     #[inline]
     pub const fn from_index(i: usize) -> Direction {
-        Direction::ALL[i]
+        // A match, not `ALL[i]`: it compiles to the index itself, with no table load.
+        match i {
+            0 => Direction::N,
+            1 => Direction::NE,
+            2 => Direction::E,
+            3 => Direction::SE,
+            4 => Direction::S,
+            5 => Direction::SW,
+            6 => Direction::W,
+            7 => Direction::NW,
+            _ => panic!("a direction index is below 8"),
+        }
     }
     /// Index `0..8`.
     #[inline]
@@ -72,7 +83,7 @@ impl Direction {
     /// The opposite direction.
     #[inline]
     pub const fn opposite(self) -> Direction {
-        Direction::ALL[(self as usize + 4) & 7]
+        Direction::from_index((self as usize + 4) & 7)
     }
     /// `(dx, dy)` with y growing towards row 5.
     #[inline]

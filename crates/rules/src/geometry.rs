@@ -147,6 +147,80 @@ pub struct Geometry {
     pub ray: [[u64; 8]; 64],
     /// `dir_to[p][q]`: the direction index of the step `p -> q`, or [`NO_POINT`].
     pub dir_to: [[u8; 64]; 64],
+    /// `step_bb[p][d]`: the neighbour of `p` in direction `d` as a bitboard, or empty.
+    pub step_bb: [[u64; 8]; 64],
+    /// The capture targets of a single piece, by table (see [`Geometry::capture_targets`]).
+    targets: TargetTables,
+}
+
+/// Tables that give the capture targets of one piece in a few instructions: the enemy
+/// pieces around the piece are rotated so that it sits at bit `align`, where the eight
+/// neighbours (and the eight points two steps away) always have the same bits; a magic
+/// multiplication gathers those bits into an index, and the table holds the targets for
+/// that pattern, rotated back. Portable (no `pext`), and the magics are checked when the
+/// tables are built: two patterns sharing an index stop the build.
+#[derive(Debug)]
+struct TargetTables {
+    align: u32,
+    withdrawal_magic: u64,
+    withdrawal_shift: u32,
+    approach_magic: u64,
+    approach_shift: u32,
+    /// Indexed by the enemy neighbours: the points a withdrawal from them steps to.
+    withdrawal: [u64; 512],
+    /// Indexed by the enemies two steps away: the points an approach to them steps to.
+    approach: [u64; 512],
+}
+
+/// Magics found by a random search: `(withdrawal, bits, approach, bits)` for a width.
+const fn magics(width: u8) -> (u64, u32, u64, u32) {
+    match width {
+        9 => (0x8803_014a_0001_1000, 8, 0x0400_1048_2080_0004, 8),
+        5 => (0x0042_2000_0220_8018, 9, 0x0801_c840_0000_0000, 8),
+        3 => (0x0100_800c_0040_0040, 8, 0x4201_4000_2001_4004, 8),
+        _ => panic!("no capture magics for this width"),
+    }
+}
+
+const fn target_tables(shift: &[i8; 8], width: u8) -> TargetTables {
+    let align = 2 * (width as i32 + 1);
+    let (wm, wb, am, ab) = magics(width);
+    let mut t = TargetTables {
+        align: align as u32,
+        withdrawal_magic: wm,
+        withdrawal_shift: 64 - wb,
+        approach_magic: am,
+        approach_shift: 64 - ab,
+        withdrawal: [0; 512],
+        approach: [0; 512],
+    };
+    let mut filled_w = [false; 512];
+    let mut filled_a = [false; 512];
+    let mut pattern = 0;
+    while pattern < 256 {
+        let (mut near, mut far, mut wd, mut ap) = (0u64, 0u64, 0u64, 0u64);
+        let mut d = 0;
+        while d < 8 {
+            if pattern >> d & 1 == 1 {
+                let o = shift[d] as i32;
+                near |= 1 << (align + o);
+                far |= 1 << (align + 2 * o);
+                wd |= 1 << (align - o);
+                ap |= 1 << (align + o);
+            }
+            d += 1;
+        }
+        let i = (near.wrapping_mul(wm) >> t.withdrawal_shift) as usize;
+        assert!(!filled_w[i], "withdrawal magic collides");
+        filled_w[i] = true;
+        t.withdrawal[i] = wd;
+        let i = (far.wrapping_mul(am) >> t.approach_shift) as usize;
+        assert!(!filled_a[i], "approach magic collides");
+        filled_a[i] = true;
+        t.approach[i] = ap;
+        pattern += 1;
+    }
+    t
 }
 
 const fn build(width: u8, height: u8) -> Geometry {
@@ -215,7 +289,22 @@ const fn build(width: u8, height: u8) -> Geometry {
         }
         p += 1;
     }
+    let mut step_bb = [[0u64; 8]; 64];
+    let mut p = 0;
+    while p < 64 {
+        let mut d = 0;
+        while d < 8 {
+            if neighbour[p][d] != NO_POINT {
+                step_bb[p][d] = 1u64 << neighbour[p][d];
+            }
+            d += 1;
+        }
+        p += 1;
+    }
+    let targets = target_tables(&shift, width);
     Geometry {
+        targets,
+        step_bb,
         width,
         height,
         all: Bitboard(all),
@@ -245,6 +334,24 @@ impl Geometry {
         // crosses the ends of the word and a rotation is the shift, in either direction,
         // without a branch (a right shift by k is a left rotation by 64 - k).
         Bitboard(masked.rotate_left(self.shift[d.index()] as u32 & 63))
+    }
+    /// The capture targets of a piece on `p` among enemies `them`, ignoring whether the
+    /// targets are free: `(approach, withdrawal)`, the points next to `p` that a step
+    /// capturing by approach (an enemy two steps away beyond it) or by withdrawal (an enemy
+    /// on the other side of `p`) goes to.
+    #[inline(always)]
+    pub fn capture_targets(&self, p: Point, them: Bitboard) -> (u64, u64) {
+        let t = &self.targets;
+        let adjacent = self.adjacent[p.index()];
+        let near = them.0 & adjacent;
+        let far = them.0 & self.reach2[p.index()] & !adjacent;
+        let rot = (p.0 as u32).wrapping_sub(t.align) & 63;
+        let near = near.rotate_right(rot).wrapping_mul(t.withdrawal_magic) >> t.withdrawal_shift;
+        let far = far.rotate_right(rot).wrapping_mul(t.approach_magic) >> t.approach_shift;
+        (
+            t.approach[far as usize].rotate_left(rot),
+            t.withdrawal[near as usize].rotate_left(rot),
+        )
     }
     /// The point one step from `p` in direction `d`, if a line goes there.
     #[inline(always)]

@@ -493,6 +493,13 @@ impl Position {
     ///
     /// Only meaningful at a turn boundary (`chain()` is `None`).
     pub fn turns_into(&self, out: &mut Vec<Turn>, mode: TurnMode) {
+        self.list_into(out, mode, true);
+    }
+
+    /// [`Position::turns_into`], leaving out the paikas with `paika` false (then `out`
+    /// is empty when the side to move has no capture to play).
+    #[inline]
+    fn list_into(&self, out: &mut Vec<Turn>, mode: TurnMode, paika: bool) {
         out.clear();
         SEEN.with_borrow_mut(|seen| {
             let seen = (mode == TurnMode::Distinct).then_some(Seen {
@@ -503,6 +510,7 @@ impl Position {
                 out,
                 seen,
                 turn: Turn::new(Point(0)),
+                paika,
             });
         });
     }
@@ -541,6 +549,7 @@ impl Position {
         if rule != CaptureRule::Forbidden {
             let (app, wd, any) = self.capture_origins(g);
             if any.any() {
+                let empty = g.all & !(us | them);
                 let mut chains = ChainGen::<S, B> {
                     sink,
                     rule,
@@ -570,7 +579,7 @@ impl Position {
                         } else {
                             Capture::Withdrawal
                         };
-                        chains.first_step(p, d, cap, us_rest, them);
+                        chains.first_step(p, d, cap, us_rest, them, empty);
                     }
                 }
                 return;
@@ -991,8 +1000,8 @@ impl Position {
         let g = self.geometry();
         let rule = self.capture_rule();
         if rule != CaptureRule::Forbidden {
-            if self.capture_origins(g).2.any() {
-                self.turns_into(buf, TurnMode::Distinct);
+            self.list_into(buf, TurnMode::Distinct, false);
+            if !buf.is_empty() {
                 if let Some(o) = self.outcome_given(true) {
                     return Some(o);
                 }
@@ -1160,69 +1169,33 @@ fn extend_runs(g: &Geometry, first: Bitboard, them: Bitboard, d: Direction) -> B
     run
 }
 
-/// The capturing continuations of a chain piece at `p`: the end points of its approach
-/// and of its withdrawal steps. `us` includes the piece at `p`.
-///
-/// No loop over directions: a withdrawal ends at the mirror image through `p` of an
-/// enemy next to it, and an approach ends halfway to an enemy two steps away, and both
-/// maps are a few whole-word operations on point indices (a line through `p` keeps equal
-/// index steps, so the mirror of `p - d` is `p + d` and the midpoint of `p` and `p + 2d`
-/// is `p + d`). Points that the index arithmetic wraps to another row are never next to
-/// `p`, so the mask of free points next to `p` drops them.
+/// The capturing continuations of a chain piece at `p` that arrived going `last`: the
+/// end points of its approach and of its withdrawal steps. `blocked`: the points it may
+/// not step to for want of an enemy there (its own side's pieces, itself included, and
+/// the points it has visited).
 #[inline(always)]
 fn continuations(
     g: &Geometry,
     p: Point,
     last: Direction,
-    visited: Bitboard,
-    us: Bitboard,
+    blocked: Bitboard,
     them: Bitboard,
-) -> (Bitboard, Bitboard) {
-    const NONE: (Bitboard, Bitboard) = (Bitboard::EMPTY, Bitboard::EMPTY);
-    let adjacent = g.adjacent[p.index()];
-    let reach = g.reach2[p.index()];
-    // Most captures cannot go on: no enemy within two steps, or no free point next to
-    // the piece (the step straight on is forbidden).
-    if them.0 & reach == 0 {
-        return NONE;
-    }
-    let ahead = g.neighbour[p.index()][last.index()];
-    let straight = if ahead == crate::geometry::NO_POINT {
-        0
-    } else {
-        1u64 << ahead
-    };
-    let free = adjacent & !(us | them | visited).0 & !straight;
-    if free == 0 {
-        return NONE;
-    }
-    let pi = p.0 as u32;
-    // Withdrawal: the mirror of enemy neighbours through p (index e -> 2 p - e).
-    let mirrored = (adjacent & them.0).reverse_bits();
-    let mirrored = if 2 * pi <= 63 {
-        mirrored >> (63 - 2 * pi)
-    } else {
-        mirrored << (2 * pi - 63)
-    };
-    // Approach: enemies two steps away, offsets o = r - p (all even) moved to o + OFF
-    // (OFF bounds |o| on every board), halved by gathering the even bits, moved back.
-    const OFF: u32 = 20;
-    let two_away = reach & !adjacent & them.0;
-    let aligned = (((two_away as u128) << OFF) >> pi) as u64;
-    let halved = compress_even_bits(aligned);
-    let midpoints = (halved << pi) >> (OFF / 2);
-    (Bitboard(midpoints & free), Bitboard(mirrored & free))
+) -> (u64, u64) {
+    // The step straight on is forbidden.
+    let free = g.adjacent[p.index()] & !(blocked | them).0 & !g.step_bb[p.index()][last.index()];
+    continuations_into(g, p, free, them)
 }
 
-/// Bit `2 k` of `x` moved to bit `k` (odd bits are dropped).
+/// [`continuations`] of a piece at `p` that could step to `free`.
 #[inline(always)]
-const fn compress_even_bits(x: u64) -> u64 {
-    let mut x = x & 0x5555_5555_5555_5555;
-    x = (x | (x >> 1)) & 0x3333_3333_3333_3333;
-    x = (x | (x >> 2)) & 0x0F0F_0F0F_0F0F_0F0F;
-    x = (x | (x >> 4)) & 0x00FF_00FF_00FF_00FF;
-    x = (x | (x >> 8)) & 0x0000_FFFF_0000_FFFF;
-    (x | (x >> 16)) & 0x0000_0000_FFFF_FFFF
+fn continuations_into(g: &Geometry, p: Point, free: u64, them: Bitboard) -> (u64, u64) {
+    // Most captures cannot go on: no free point next to the piece, or no enemy within
+    // two steps.
+    if them.0 & g.reach2[p.index()] == 0 || free == 0 {
+        return (0, 0);
+    }
+    let (approach, withdrawal) = g.capture_targets(p, them);
+    (approach & free, withdrawal & free)
 }
 
 /// Calls `f(d, capture, q)` for every capturing continuation of a chain piece at `p`
@@ -1238,13 +1211,13 @@ fn for_each_continuation(
     them: Bitboard,
     mut f: impl FnMut(Direction, Capture, Point),
 ) {
-    let (approach, withdrawal) = continuations(g, p, last, visited, us, them);
-    for q in approach | withdrawal {
+    let (approach, withdrawal) = continuations(g, p, last, visited | us, them);
+    for q in Bitboard(approach | withdrawal) {
         let d = Direction::from_index(g.dir_to[p.index()][q.index()] as usize);
-        if approach.contains(q) {
+        if approach >> q.0 & 1 == 1 {
             f(d, Capture::Approach, q);
         }
-        if withdrawal.contains(q) {
+        if withdrawal >> q.0 & 1 == 1 {
             f(d, Capture::Withdrawal, q);
         }
     }
@@ -1312,6 +1285,8 @@ struct ListSink<'a> {
     seen: Option<Seen<'a>>,
     /// The chain being built.
     turn: Turn,
+    /// Whether paikas are listed.
+    paika: bool,
 }
 
 impl TurnSink for ListSink<'_> {
@@ -1343,6 +1318,9 @@ impl TurnSink for ListSink<'_> {
     }
     #[inline(always)]
     fn paika(&mut self, g: &Geometry, us: Bitboard, empty: Bitboard) {
+        if !self.paika {
+            return;
+        }
         for p in us {
             for q in Bitboard(g.adjacent[p.index()]) & empty {
                 let mut t = Turn::new(p);
@@ -1420,45 +1398,79 @@ impl<S: TurnSink, B: Board> ChainGen<'_, S, B> {
         cap: Capture,
         us_rest: Bitboard,
         them: Bitboard,
+        empty: Bitboard,
     ) {
         let g = B::G;
         let q = Point(g.neighbour[p.index()][d.index()]);
         let run = capture_run(g, p, q, d, cap, them, self.rule == CaptureRule::VelaSingle);
         self.sink.first(p, q, cap, run);
         if self.rule == CaptureRule::Chains {
-            self.extend(q, d, p.bb().with(q), us_rest, them & !run, run);
+            // Most captures cannot go on, and the chain search is entered only when they
+            // can. The points a first step's piece could go on to are the empty points
+            // next to it (its origin was not empty, and the run it took is not next to it
+            // but straight ahead, where it may not go), so they are known before the run.
+            let free = g.adjacent[q.index()] & empty.0 & !g.step_bb[q.index()][d.index()];
+            let them = them & !run;
+            let (approach, withdrawal) = continuations_into(g, q, free, them);
+            if (approach | withdrawal) != 0 {
+                let blocked = us_rest | p.bb().with(q);
+                self.extend(q, approach, withdrawal, blocked, them, run);
+            }
         }
     }
 
+    /// The chains going on from the piece at `p` through its continuations `approach`
+    /// and `withdrawal` (end points, not both empty). `blocked`: the points it may not
+    /// step to for want of an enemy there (its own pieces and the points it has visited).
     fn extend(
         &mut self,
         p: Point,
-        last: Direction,
-        visited: Bitboard,
-        us_rest: Bitboard,
+        approach: u64,
+        withdrawal: u64,
+        blocked: Bitboard,
         them: Bitboard,
         captured: Bitboard,
     ) {
         let g = B::G;
-        let (approach, withdrawal) = continuations(g, p, last, visited, us_rest.with(p), them);
-        for q in approach | withdrawal {
-            let d = Direction::from_index(g.dir_to[p.index()][q.index()] as usize);
-            for cap in [Capture::Approach, Capture::Withdrawal] {
-                let found = match cap {
-                    Capture::Approach => approach,
-                    Capture::Withdrawal => withdrawal,
-                };
-                if !found.contains(q) {
-                    continue;
-                }
-                let run = capture_run(g, p, q, d, cap, them, false);
-                self.sink.next(q, cap, run, captured | run);
-                // A duplicate's continuations are still explored: another path to the
-                // same state may have a different visited set, so its continuations may
-                // be new.
-                self.extend(q, d, visited.with(q), us_rest, them & !run, captured | run);
-                self.sink.back(run);
+        let mut targets = approach | withdrawal;
+        while targets != 0 {
+            let q = Point(targets.trailing_zeros() as u8);
+            targets &= targets - 1;
+            let d = Direction::from_index(g.dir_to[p.index()][q.index()] as usize & 7);
+            if approach >> q.0 & 1 == 1 {
+                let run = capture_run(g, p, q, d, Capture::Approach, them, false);
+                self.step(q, d, Capture::Approach, run, blocked, them, captured);
+            }
+            if withdrawal >> q.0 & 1 == 1 {
+                let run = capture_run(g, p, q, d, Capture::Withdrawal, them, false);
+                self.step(q, d, Capture::Withdrawal, run, blocked, them, captured);
             }
         }
+    }
+
+    /// A chain step to `q` taking `run`, then the chains going on from there.
+    #[inline(always)]
+    #[allow(clippy::too_many_arguments)]
+    fn step(
+        &mut self,
+        q: Point,
+        d: Direction,
+        cap: Capture,
+        run: Bitboard,
+        blocked: Bitboard,
+        them: Bitboard,
+        captured: Bitboard,
+    ) {
+        let captured = captured | run;
+        self.sink.next(q, cap, run, captured);
+        // A duplicate's continuations are still explored: another path to the same
+        // state may have a different visited set, so its continuations may be new.
+        let them = them & !run;
+        let blocked = blocked.with(q);
+        let (approach, withdrawal) = continuations(B::G, q, d, blocked, them);
+        if (approach | withdrawal) != 0 {
+            self.extend(q, approach, withdrawal, blocked, them, captured);
+        }
+        self.sink.back(run);
     }
 }
