@@ -19,7 +19,8 @@ pub enum Target {
     Sim,
     /// The alpha-beta engine: nodes/s at fixed depth over fixed positions (count checked).
     Ab,
-    /// The default network: inference positions/s (batch 1, 64, 256), training samples/s.
+    /// The default network: inference positions/s (batch 1, 64, 256; the CPU path and burn),
+    /// training samples/s.
     Nn,
     /// MCTS simulations/s: with the uniform evaluator (the tree's cost) and the network.
     Mcts,
@@ -447,21 +448,31 @@ fn print_figure(
 
 /// Raw inference positions/s of the default tsivy network at `batch`.
 fn inference_rate(eval: &fanorona_nn::NetEvaluator, batch: usize, secs: f64) -> f64 {
-    inference_rate_of(eval, Variant::Tsivy, batch, secs)
+    inference_rate_of(eval, Variant::Tsivy, batch, secs, false)
 }
 
+/// Positions a second through the evaluator's network (`burn`: through burn even on the
+/// CPU, where the evaluator takes the CPU path).
 fn inference_rate_of(
     eval: &fanorona_nn::NetEvaluator,
     variant: Variant,
     batch: usize,
     secs: f64,
+    burn: bool,
 ) -> f64 {
     let planes = sample_planes_of(variant, batch, 1);
-    let _ = eval.forward_raw(planes.clone(), batch); // warm up
+    let run = |planes: Vec<f32>| {
+        if burn {
+            eval.forward_burn(planes, batch)
+        } else {
+            eval.forward_raw(planes, batch)
+        }
+    };
+    let _ = run(planes.clone()); // warm up
     let t = Instant::now();
     let mut n = 0usize;
     while t.elapsed().as_secs_f64() < secs {
-        let _ = eval.forward_raw(planes.clone(), batch);
+        let _ = run(planes.clone());
         n += batch;
     }
     n as f64 / t.elapsed().as_secs_f64()
@@ -490,9 +501,29 @@ fn nn(a: &BenchArgs) -> Result<()> {
     }
     let net = cfg.init(&device);
     let eval = NetEvaluator::new(net.valid(), device.clone(), a.variant, false, 0);
+    let threads = rayon::current_num_threads();
     for batch in [1, 64, 256] {
-        let rate = inference_rate_of(&eval, a.variant, batch, a.seconds);
-        print_figure(a.json, &cfg, "inference", batch, rate, "positions");
+        // What the evaluator runs (the CPU path on the CPU), then burn itself.
+        let engines: &[(&str, bool)] = if eval.on_cpu() {
+            &[("cpu", false), ("burn", true)]
+        } else {
+            &[("burn", false)]
+        };
+        for &(engine, burn) in engines {
+            let rate = inference_rate_of(&eval, a.variant, batch, a.seconds, burn);
+            if a.json {
+                println!(
+                    "{}",
+                    serde_json::json!({"what": "inference", "engine": engine, "threads": threads,
+                        "batch": batch, "per_second": rate.round(),
+                        "blocks": cfg.blocks, "channels": cfg.channels})
+                );
+            } else {
+                println!(
+                    "inference ({engine}, {threads} threads), batch {batch}: {rate:.0} positions/s"
+                );
+            }
+        }
     }
     let batch = 256;
     let mut trainer = Trainer::new(net, cfg.clone(), &device, 1e-4);

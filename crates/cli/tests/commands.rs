@@ -790,22 +790,27 @@ fn mcts_engine_in_analyze_and_play() {
 fn bench_nn_and_mcts_json() {
     let o = fanorona(&["bench", "nn", "--json", "--seconds", "0.1"]);
     let lines = json_lines(&o);
-    let whats: Vec<(String, u64)> = lines
+    let whats: Vec<(String, u64, String)> = lines
         .iter()
         .map(|v| {
             (
                 v["what"].as_str().unwrap().to_string(),
                 v["batch"].as_u64().unwrap(),
+                v["engine"].as_str().unwrap_or("").to_string(),
             )
         })
         .collect();
+    let inference = |batch, engine: &str| ("inference".to_string(), batch, engine.to_string());
     assert_eq!(
         whats,
         [
-            ("inference".into(), 1),
-            ("inference".into(), 64),
-            ("inference".into(), 256),
-            ("training".into(), 256)
+            inference(1, "cpu"),
+            inference(1, "burn"),
+            inference(64, "cpu"),
+            inference(64, "burn"),
+            inference(256, "cpu"),
+            inference(256, "burn"),
+            ("training".into(), 256, String::new())
         ]
     );
     assert!(

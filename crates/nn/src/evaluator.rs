@@ -1,5 +1,6 @@
 //! The network as a batched MCTS evaluator.
 
+use crate::cpu::CpuNet;
 use crate::net::Net;
 use burn::prelude::*;
 use fanorona_rules::Variant;
@@ -7,11 +8,14 @@ use fanorona_search::Evaluator;
 use fanorona_sim::{Encode, Symmetry, frame_action, num_planes, symmetries};
 use rand::rngs::SmallRng;
 use rand::{RngExt, SeedableRng};
+use std::sync::Arc;
 
 /// Runs many positions through the network in one call: legal-masked priors and WDL.
 #[derive(Debug)]
 pub struct NetEvaluator {
     net: Net,
+    /// The network read for the CPU path, when it lives on the CPU.
+    cpu: Option<Arc<CpuNet>>,
     device: Device,
     variant: Variant,
     symmetries: Vec<Symmetry>,
@@ -35,8 +39,10 @@ impl NetEvaluator {
         random_symmetry: bool,
         seed: u64,
     ) -> NetEvaluator {
+        let cpu = cpu_net(&net, &device, variant);
         NetEvaluator {
             net,
+            cpu,
             device,
             variant,
             symmetries: symmetries(variant),
@@ -53,13 +59,20 @@ impl NetEvaluator {
     /// Another evaluator of the same network, for another thread: the same device,
     /// variant and symmetry setting, its own symmetry draws from `seed`, counters at 0.
     pub fn fork(&self, seed: u64) -> NetEvaluator {
-        NetEvaluator::new(
-            self.net.clone(),
-            self.device.clone(),
-            self.variant,
-            self.random_symmetry,
-            seed,
-        )
+        NetEvaluator {
+            net: self.net.clone(),
+            cpu: self.cpu.clone(),
+            device: self.device.clone(),
+            variant: self.variant,
+            symmetries: self.symmetries.clone(),
+            random_symmetry: self.random_symmetry,
+            rng: SmallRng::seed_from_u64(seed),
+            planes: Vec::new(),
+            scratch: Vec::new(),
+            chosen: Vec::new(),
+            positions: 0,
+            calls: 0,
+        }
     }
 
     /// Whether the network runs on the CPU backend (flex).
@@ -74,12 +87,22 @@ impl NetEvaluator {
 
     /// Replaces the network (after training).
     pub fn set_net(&mut self, net: Net) {
+        self.cpu = cpu_net(&net, &self.device, self.variant);
         self.net = net;
     }
 
     /// Raw forward pass on encoded planes (`[n, planes, h, w]` flattened): policy logits
     /// `[n, actions]` and WDL logits `[n, 3]`, flattened.
     pub fn forward_raw(&self, planes: Vec<f32>, n: usize) -> (Vec<f32>, Vec<f32>) {
+        if let Some(cpu) = &self.cpu {
+            return cpu.forward(&planes, n, rayon::current_num_threads());
+        }
+        self.forward_burn(planes, n)
+    }
+
+    /// [`NetEvaluator::forward_raw`] through burn, whatever the device (the CPU path's
+    /// reference).
+    pub fn forward_burn(&self, planes: Vec<f32>, n: usize) -> (Vec<f32>, Vec<f32>) {
         let v = self.variant;
         let x = Tensor::<4>::from_data(
             TensorData::new(planes, [n, num_planes(v), v.height(), v.width()]),
@@ -93,6 +116,12 @@ impl NetEvaluator {
             w.as_slice::<f32>().expect("f32 logits").to_vec(),
         )
     }
+}
+
+/// The CPU path of `net` when it lives on the CPU.
+fn cpu_net(net: &Net, device: &Device, variant: Variant) -> Option<Arc<CpuNet>> {
+    (*device == Device::flex())
+        .then(|| Arc::new(CpuNet::new(net, variant.height(), variant.width())))
 }
 
 fn softmax_in_place(x: &mut [f32]) {

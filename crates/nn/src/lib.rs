@@ -8,6 +8,7 @@
 #![warn(missing_docs)]
 
 pub mod checkpoint;
+mod cpu;
 mod durable;
 mod evaluator;
 pub mod export;
@@ -17,6 +18,7 @@ pub mod spec;
 mod train;
 
 pub use checkpoint::{CheckpointError, CheckpointMeta, NetShape};
+pub use cpu::CpuNet;
 pub use evaluator::NetEvaluator;
 pub use net::{Net, NetConfig, OWNERSHIP_CLASSES};
 pub use player::{MctsBudget, MctsPlayer};

@@ -118,8 +118,8 @@ impl ModuleVisitor for Materialise {
 /// A convolution followed by batch normalisation.
 #[derive(Module, Debug)]
 pub struct ConvBn {
-    conv: Conv2d,
-    bn: BatchNorm,
+    pub(crate) conv: Conv2d,
+    pub(crate) bn: BatchNorm,
 }
 
 impl ConvBn {
@@ -140,8 +140,8 @@ impl ConvBn {
 /// Two 3x3 convolutions with a skip connection.
 #[derive(Module, Debug)]
 pub struct ResBlock {
-    a: ConvBn,
-    b: ConvBn,
+    pub(crate) a: ConvBn,
+    pub(crate) b: ConvBn,
 }
 
 /// Classes of the ownership head, in order: the opponent's piece, empty, the mover's
@@ -152,13 +152,13 @@ pub const OWNERSHIP_CLASSES: usize = 3;
 /// and a WDL value head, both as logits; optionally an ownership head for training.
 #[derive(Module, Debug)]
 pub struct Net {
-    stem: ConvBn,
-    blocks: Vec<ResBlock>,
-    policy_conv: ConvBn,
-    policy_fc: Linear,
-    value_conv: ConvBn,
-    value_fc1: Linear,
-    value_fc2: Linear,
+    pub(crate) stem: ConvBn,
+    pub(crate) blocks: Vec<ResBlock>,
+    pub(crate) policy_conv: ConvBn,
+    pub(crate) policy_fc: Linear,
+    pub(crate) value_conv: ConvBn,
+    pub(crate) value_fc1: Linear,
+    pub(crate) value_fc2: Linear,
     ownership_conv: Option<Conv2d>,
 }
 

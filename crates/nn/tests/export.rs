@@ -321,3 +321,52 @@ fn bad_checkpoints_are_refused_with_a_message() {
     assert!(!out.join("model.onnx").exists(), "nothing written");
     std::fs::remove_dir_all(&root).ok();
 }
+
+/// The CPU inference path (batch norm folded, one matrix product a convolution) gives
+/// burn's outputs: the release networks (trained batch-norm statistics) and a fresh telo
+/// network, single positions and batches across the path's chunks, on one thread and on
+/// rayon's pool.
+#[test]
+fn cpu_path_gives_burns_outputs() {
+    let device = Device::flex();
+    let mut nets: Vec<(Variant, Net)> = [Variant::Tsivy, Variant::Dimy]
+        .into_iter()
+        .filter_map(|v| {
+            let dir = checkpoint::release_dir(v).ok()?;
+            Some((v, checkpoint::load(&dir, &device, Some(v), None).unwrap().0))
+        })
+        .collect();
+    assert!(!nets.is_empty(), "a release network to compare on");
+    nets.push((
+        Variant::Telo,
+        NetConfig::for_variant(Variant::Telo).init_seeded(&device, 3),
+    ));
+    for (v, net) in nets {
+        let e = NetEvaluator::new(net.valid(), device.clone(), v, false, 0);
+        let cpu = fanorona_nn::CpuNet::new(&net.valid(), v.height(), v.width());
+        assert_eq!(cpu.actions(), num_actions(v));
+        for n in [1, 13, 40] {
+            let planes = match v {
+                Variant::Telo => {
+                    random_planes(TeloPosition::start(RuleOptions::default()), n, n as u64)
+                }
+                _ => random_planes(Position::start(v, RuleOptions::default()), n, n as u64),
+            };
+            let (bp, bw) = e.forward_burn(planes.clone(), n);
+            for threads in [1, 2] {
+                let (cp, cw) = cpu.forward(&planes, n, threads);
+                assert_eq!((cp.len(), cw.len()), (bp.len(), bw.len()));
+                let worst = cp
+                    .iter()
+                    .zip(&bp)
+                    .chain(cw.iter().zip(&bw))
+                    .map(|(a, b)| (a - b).abs() / (1.0 + b.abs()))
+                    .fold(0.0f32, f32::max);
+                assert!(worst < 1e-4, "{v} batch {n}, {threads} threads: {worst}");
+            }
+            // The evaluator takes the CPU path.
+            let (ep, _) = e.forward_raw(planes.clone(), n);
+            assert_eq!(ep, cpu.forward(&planes, n, 1).0);
+        }
+    }
+}
