@@ -826,9 +826,22 @@ fn game_path(game: &History, out: &mut Vec<u64>) {
 /// ln(depth) ln(i) / 2, as chess engines reduce.
 #[inline]
 fn lmr(depth: i32, i: usize, percent: i32) -> i32 {
-    let d = (depth as f32).ln();
-    let m = (i as f32).ln();
+    let d = if depth >= 0 {
+        ln(depth as usize)
+    } else {
+        f32::NAN
+    };
+    let m = ln(i);
     (0.5 + d * m * percent as f32 / 100.0) as i32
+}
+
+/// `(k as f32).ln()`, tabulated below 256 (late-move reductions ask it at every node,
+/// and `logf` was a percent or two of the search).
+#[inline]
+fn ln(k: usize) -> f32 {
+    static TABLE: std::sync::LazyLock<[f32; 256]> =
+        std::sync::LazyLock::new(|| std::array::from_fn(|k| (k as f32).ln()));
+    TABLE.get(k).copied().unwrap_or_else(|| (k as f32).ln())
 }
 
 /// Moves the highest-scored remaining entry to position `i` (selection sort, lazily).
