@@ -338,7 +338,8 @@ impl Geometry {
     /// The capture targets of a piece on `p` among enemies `them`, ignoring whether the
     /// targets are free: `(approach, withdrawal)`, the points next to `p` that a step
     /// capturing by approach (an enemy two steps away beyond it) or by withdrawal (an enemy
-    /// on the other side of `p`) goes to.
+    /// on the other side of `p`) goes to. (The tables' index arithmetic can wrap past an
+    /// edge to points that are not next to `p`; the mask of its neighbours drops them.)
     #[inline(always)]
     pub fn capture_targets(&self, p: Point, them: Bitboard) -> (u64, u64) {
         let t = &self.targets;
@@ -349,8 +350,8 @@ impl Geometry {
         let near = near.rotate_right(rot).wrapping_mul(t.withdrawal_magic) >> t.withdrawal_shift;
         let far = far.rotate_right(rot).wrapping_mul(t.approach_magic) >> t.approach_shift;
         (
-            t.approach[far as usize].rotate_left(rot),
-            t.withdrawal[near as usize].rotate_left(rot),
+            t.approach[far as usize].rotate_left(rot) & adjacent,
+            t.withdrawal[near as usize].rotate_left(rot) & adjacent,
         )
     }
     /// The point one step from `p` in direction `d`, if a line goes there.
