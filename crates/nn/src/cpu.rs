@@ -460,43 +460,60 @@ fn matmul(m: usize, n: usize, k: usize, a: &[f32], b: &[f32], c: &mut [f32], acc
 mod simd {
     use super::Tile;
 
-    /// `v[e][b, tile][ci] = (B^T d B)[e]` for the 4x4 input tile `d` of every position `b`
-    /// and tile, B^T's rows being `(1, 0, -1, 0)`, `(0, 1, 1, 0)`, `(0, -1, 1, 0)` and
-    /// `(0, 1, 0, -1)`. `x` holds `n` positions of `points` rows of `zeros.len()` channels.
-    pub(super) fn input_transform(
-        tiles: &[Tile],
-        points: usize,
-        x: &[f32],
-        n: usize,
-        zeros: &[f32],
-        v: &mut [f32],
-    ) {
-        #[cfg(target_arch = "x86_64")]
-        {
-            if std::arch::is_x86_feature_detected!("avx512f") {
-                // SAFETY: the CPU has AVX-512F, checked on the line above.
-                #[allow(unsafe_code)]
-                return unsafe { input_avx512(tiles, points, x, n, zeros, v) };
+    /// Defines `pub(super) fn $name`, which runs `$body` (an `#[inline(always)]` function
+    /// of the same arguments) compiled for AVX-512 or AVX2 when the CPU has them (checked
+    /// at run time, once cached), else for the build's baseline.
+    macro_rules! multiversion {
+        ($(#[$doc:meta])* fn $name:ident($($arg:ident: $ty:ty),*) => $body:ident) => {
+            $(#[$doc])*
+            #[allow(clippy::too_many_arguments)]
+            pub(super) fn $name($($arg: $ty),*) {
+                #[cfg(target_arch = "x86_64")]
+                {
+                    #[target_feature(enable = "avx512f")]
+                    #[allow(clippy::too_many_arguments)]
+                    fn avx512($($arg: $ty),*) {
+                        $body($($arg),*)
+                    }
+                    #[target_feature(enable = "avx2")]
+                    #[allow(clippy::too_many_arguments)]
+                    fn avx2($($arg: $ty),*) {
+                        $body($($arg),*)
+                    }
+                    if std::arch::is_x86_feature_detected!("avx512f") {
+                        // SAFETY: `avx512` needs AVX-512F, which the line above found.
+                        #[allow(unsafe_code)]
+                        return unsafe { avx512($($arg),*) };
+                    }
+                    if std::arch::is_x86_feature_detected!("avx2") {
+                        // SAFETY: `avx2` needs AVX2, which the line above found.
+                        #[allow(unsafe_code)]
+                        return unsafe { avx2($($arg),*) };
+                    }
+                }
+                $body($($arg),*)
             }
-            if std::arch::is_x86_feature_detected!("avx2") {
-                // SAFETY: the CPU has AVX2, checked on the line above.
-                #[allow(unsafe_code)]
-                return unsafe { input_avx2(tiles, points, x, n, zeros, v) };
-            }
-        }
-        input(tiles, points, x, n, zeros, v);
+        };
     }
 
-    #[cfg(target_arch = "x86_64")]
-    #[target_feature(enable = "avx512f")]
-    fn input_avx512(t: &[Tile], p: usize, x: &[f32], n: usize, z: &[f32], v: &mut [f32]) {
-        input(t, p, x, n, z, v);
+    multiversion! {
+        /// `v[e][b, tile][ci] = (B^T d B)[e]` for the 4x4 input tile `d` of every position
+        /// `b` and tile, B^T's rows being `(1, 0, -1, 0)`, `(0, 1, 1, 0)`, `(0, -1, 1, 0)`
+        /// and `(0, 1, 0, -1)`. `x` holds `n` positions of `points` rows of `zeros.len()`
+        /// channels.
+        fn input_transform(
+            tiles: &[Tile], points: usize, x: &[f32], n: usize, zeros: &[f32], v: &mut [f32]
+        ) => input
     }
 
-    #[cfg(target_arch = "x86_64")]
-    #[target_feature(enable = "avx2")]
-    fn input_avx2(t: &[Tile], p: usize, x: &[f32], n: usize, z: &[f32], v: &mut [f32]) {
-        input(t, p, x, n, z, v);
+    multiversion! {
+        /// The output tiles `A^T m A` of the 16 products `m` (A^T's rows `(1, 1, 1, 0)` and
+        /// `(0, 1, -1, -1)`), plus `bias` (plus the skip connection already in `out` with
+        /// `skip`), through ReLU, into `out`'s on-board points.
+        fn output_transform(
+            tiles: &[Tile], points: usize, m: &[f32], n: usize, bias: &[f32], out: &mut [f32],
+            skip: bool
+        ) => output
     }
 
     /// Channels handled together: one AVX-512 register of `f32`.
@@ -600,65 +617,6 @@ mod simd {
                 }
             }
         }
-    }
-
-    /// The output tiles `A^T m A` of the 16 products `m` (A^T's rows `(1, 1, 1, 0)` and
-    /// `(0, 1, -1, -1)`), plus `bias` (plus the skip connection already in `out` with
-    /// `skip`), through ReLU, into `out`'s on-board points.
-    #[allow(clippy::too_many_arguments)]
-    pub(super) fn output_transform(
-        tiles: &[Tile],
-        points: usize,
-        m: &[f32],
-        n: usize,
-        bias: &[f32],
-        out: &mut [f32],
-        skip: bool,
-    ) {
-        #[cfg(target_arch = "x86_64")]
-        {
-            if std::arch::is_x86_feature_detected!("avx512f") {
-                // SAFETY: the CPU has AVX-512F, checked on the line above.
-                #[allow(unsafe_code)]
-                return unsafe { output_avx512(tiles, points, m, n, bias, out, skip) };
-            }
-            if std::arch::is_x86_feature_detected!("avx2") {
-                // SAFETY: the CPU has AVX2, checked on the line above.
-                #[allow(unsafe_code)]
-                return unsafe { output_avx2(tiles, points, m, n, bias, out, skip) };
-            }
-        }
-        output(tiles, points, m, n, bias, out, skip);
-    }
-
-    #[cfg(target_arch = "x86_64")]
-    #[target_feature(enable = "avx512f")]
-    #[allow(clippy::too_many_arguments)]
-    fn output_avx512(
-        t: &[Tile],
-        p: usize,
-        m: &[f32],
-        n: usize,
-        bias: &[f32],
-        out: &mut [f32],
-        skip: bool,
-    ) {
-        output(t, p, m, n, bias, out, skip);
-    }
-
-    #[cfg(target_arch = "x86_64")]
-    #[target_feature(enable = "avx2")]
-    #[allow(clippy::too_many_arguments)]
-    fn output_avx2(
-        t: &[Tile],
-        p: usize,
-        m: &[f32],
-        n: usize,
-        bias: &[f32],
-        out: &mut [f32],
-        skip: bool,
-    ) {
-        output(t, p, m, n, bias, out, skip);
     }
 
     #[inline(always)]

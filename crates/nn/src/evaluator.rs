@@ -40,6 +40,17 @@ impl NetEvaluator {
         seed: u64,
     ) -> NetEvaluator {
         let cpu = cpu_net(&net, &device, variant);
+        NetEvaluator::assemble(net, cpu, device, variant, random_symmetry, seed)
+    }
+
+    fn assemble(
+        net: Net,
+        cpu: Option<Arc<CpuNet>>,
+        device: Device,
+        variant: Variant,
+        random_symmetry: bool,
+        seed: u64,
+    ) -> NetEvaluator {
         NetEvaluator {
             net,
             cpu,
@@ -59,23 +70,18 @@ impl NetEvaluator {
     /// Another evaluator of the same network, for another thread: the same device,
     /// variant and symmetry setting, its own symmetry draws from `seed`, counters at 0.
     pub fn fork(&self, seed: u64) -> NetEvaluator {
-        NetEvaluator {
-            net: self.net.clone(),
-            cpu: self.cpu.clone(),
-            device: self.device.clone(),
-            variant: self.variant,
-            symmetries: self.symmetries.clone(),
-            random_symmetry: self.random_symmetry,
-            rng: SmallRng::seed_from_u64(seed),
-            planes: Vec::new(),
-            scratch: Vec::new(),
-            chosen: Vec::new(),
-            positions: 0,
-            calls: 0,
-        }
+        NetEvaluator::assemble(
+            self.net.clone(),
+            self.cpu.clone(),
+            self.device.clone(),
+            self.variant,
+            self.random_symmetry,
+            seed,
+        )
     }
 
-    /// Whether the network runs on the CPU backend (flex).
+    /// Whether the network runs on the CPU (burn's flex device; inference then takes
+    /// [`CpuNet`]).
     pub fn on_cpu(&self) -> bool {
         self.device == Device::flex()
     }
@@ -92,7 +98,9 @@ impl NetEvaluator {
     }
 
     /// Raw forward pass on encoded planes (`[n, planes, h, w]` flattened): policy logits
-    /// `[n, actions]` and WDL logits `[n, 3]`, flattened.
+    /// `[n, actions]` and WDL logits `[n, 3]`, flattened. On the CPU through [`CpuNet`]
+    /// (burn's outputs to rounding, several times faster; chunks of the batch on rayon's
+    /// threads), elsewhere through burn.
     pub fn forward_raw(&self, planes: Vec<f32>, n: usize) -> (Vec<f32>, Vec<f32>) {
         if let Some(cpu) = &self.cpu {
             return cpu.forward(&planes, n, rayon::current_num_threads());
