@@ -315,7 +315,7 @@ impl CpuNet {
         self.conv(&self.stem, &s.input, n, &mut s.x, false, &mut s.work);
         for (a, b) in &self.blocks {
             self.conv(a, &s.x, n, &mut s.y, false, &mut s.work);
-            // x = relu(x + b(y)): the product accumulates onto the skip connection.
+            // x = relu(x + b(y)): the output transform adds the skip connection in x.
             self.conv(b, &s.y, n, &mut s.x, true, &mut s.work);
         }
         // Heads.
