@@ -7,25 +7,16 @@ use crate::turn::Turn;
 /// when the side to move has no turn. `depth` 0 counts 1.
 pub fn perft(pos: &Position, depth: u32, mode: TurnMode) -> u64 {
     let mut buffers: Vec<Vec<Turn>> = (0..depth).map(|_| Vec::with_capacity(64)).collect();
-    let mut scratch = Vec::with_capacity(16);
-    perft_rec(pos, depth, mode, &mut buffers, &mut scratch)
+    perft_rec(pos, depth, mode, &mut buffers)
 }
 
-type Keys = Vec<u64>;
-
-fn perft_rec(
-    pos: &Position,
-    depth: u32,
-    mode: TurnMode,
-    buffers: &mut [Vec<Turn>],
-    scratch: &mut Keys,
-) -> u64 {
+fn perft_rec(pos: &Position, depth: u32, mode: TurnMode, buffers: &mut [Vec<Turn>]) -> u64 {
     if depth == 0 {
         return 1;
     }
     if depth == 1 {
         // Leaves are counted without building turns.
-        return pos.count_turns(mode, scratch);
+        return pos.count_turns(mode);
     }
     let (list, rest) = buffers.split_first_mut().expect("one buffer per level");
     pos.turns_into(list, mode);
@@ -33,7 +24,7 @@ fn perft_rec(
     for t in list.iter() {
         let mut child = *pos;
         child.play_unchecked(t);
-        n += perft_rec(&child, depth - 1, mode, rest, scratch);
+        n += perft_rec(&child, depth - 1, mode, rest);
     }
     n
 }

@@ -502,32 +502,27 @@ impl Position {
     fn list_into(&self, out: &mut Vec<Turn>, mode: TurnMode, paika: bool) {
         out.clear();
         SEEN.with_borrow_mut(|seen| {
-            let seen = (mode == TurnMode::Distinct).then_some(Seen {
-                ends: 0,
-                keys: seen,
-            });
+            seen.new_position();
             self.generate(&mut ListSink {
                 out,
-                seen,
+                seen: (mode == TurnMode::Distinct).then_some(seen),
                 turn: Turn::new(Point(0)),
                 paika,
             });
         });
     }
 
-    /// The number of legal turns, without building the list (perft's leaves). `scratch`
-    /// holds chain keys for de-duplication, reused across calls.
-    pub fn count_turns(&self, mode: TurnMode, scratch: &mut Vec<u64>) -> u64 {
-        let mut sink = CountSink {
-            n: 0,
-            distinct: mode == TurnMode::Distinct,
-            seen: Seen {
-                ends: 0,
-                keys: scratch,
-            },
-        };
-        self.generate(&mut sink);
-        sink.n
+    /// The number of legal turns, without building the list (perft's leaves).
+    pub fn count_turns(&self, mode: TurnMode) -> u64 {
+        SEEN.with_borrow_mut(|seen| {
+            seen.new_position();
+            let mut sink = CountSink {
+                n: 0,
+                seen: (mode == TurnMode::Distinct).then_some(seen),
+            };
+            self.generate(&mut sink);
+            sink.n
+        })
     }
 
     #[inline(always)]
@@ -555,33 +550,16 @@ impl Position {
                     rule,
                     board: std::marker::PhantomData,
                 };
-                // Each origin's first steps as a mask (bit 2 d approach, 2 d + 1
-                // withdrawal), scattered from the few capturing steps there are.
-                let mut by_origin = [0u32; 64];
-                for d in 0..8 {
-                    for p in app[d] {
-                        by_origin[p.index()] |= 1 << (2 * d);
-                    }
-                    for p in wd[d] {
-                        by_origin[p.index()] |= 1 << (2 * d + 1);
-                    }
+                // Direction by direction, so that each direction is a constant in its
+                // code (shifts, rays, the run's end); chains are told apart by origin
+                // in the sink, so the origins may come in any order.
+                macro_rules! dirs {
+                    ($($d:literal)*) => {$(
+                        chains.first_steps::<$d>(app[$d], Capture::Approach, us, them, empty);
+                        chains.first_steps::<$d>(wd[$d], Capture::Withdrawal, us, them, empty);
+                    )*};
                 }
-                for p in any {
-                    chains.sink.begin_origin();
-                    let us_rest = us.without(p);
-                    let mut steps = by_origin[p.index()];
-                    while steps != 0 {
-                        let bit = steps.trailing_zeros();
-                        steps &= steps - 1;
-                        let d = Direction::from_index((bit / 2) as usize);
-                        let cap = if bit & 1 == 0 {
-                            Capture::Approach
-                        } else {
-                            Capture::Withdrawal
-                        };
-                        chains.first_step(p, d, cap, us_rest, them, empty);
-                    }
-                }
+                dirs!(0 1 2 3 4 5 6 7);
                 return;
             }
             if rule == CaptureRule::VelaSingle {
@@ -1226,7 +1204,7 @@ fn for_each_continuation(
 thread_local! {
     /// Chain keys for de-duplicating distinct turns: per-thread scratch, so generation
     /// allocates nothing once warm.
-    static SEEN: std::cell::RefCell<Vec<u64>> = const { std::cell::RefCell::new(Vec::new()) };
+    static SEEN: std::cell::RefCell<ChainKeys> = const { std::cell::RefCell::new(ChainKeys::new()) };
 }
 
 /// Where generated turns go: a list, or a counter.
@@ -1236,12 +1214,12 @@ thread_local! {
 /// ([`TurnSink::back`]); a list builds the [`Turn`] as it goes, a counter needs only the
 /// end point and the captured set.
 trait TurnSink {
-    /// Turns from a new origin follow.
-    fn begin_origin(&mut self);
+    /// The chains of two or more steps from `from` follow (until the next call).
+    fn begin_chain(&mut self, from: Point);
     /// A one-step capture `from -> to` taking `run`: a turn, distinct from every other.
     fn first(&mut self, from: Point, to: Point, cap: Capture, run: Bitboard);
     /// A further chain step to `to` taking `run`, `captured` in all so far: a turn of two
-    /// or more steps, which may repeat an earlier turn of this origin.
+    /// or more steps, which may repeat an earlier turn of the same origin.
     fn next(&mut self, to: Point, cap: Capture, run: Bitboard, captured: Bitboard);
     /// Takes back the last [`TurnSink::next`], which took `run`.
     fn back(&mut self, run: Bitboard);
@@ -1249,28 +1227,61 @@ trait TurnSink {
     fn paika(&mut self, g: &Geometry, us: Bitboard, empty: Bitboard);
 }
 
-/// The chains of one origin seen so far, for telling distinct turns apart: a chain's
-/// identity within one origin is its end point and its captured set.
-struct Seen<'a> {
-    /// The end points reached so far: most chains end where no other has, and need no
-    /// search through `keys`.
-    ends: u64,
-    /// The keys so far: the captured set (bits 0..45) and the end point (bits 58..64).
-    keys: &'a mut Vec<u64>,
+/// The chains seen so far in one position, for telling distinct turns apart: a chain's
+/// identity is its origin, its end point and its captured set. One-step turns are never
+/// recorded: one never equals another turn (two to the same end go the same way and take
+/// disjoint runs; a chain ending there with the same captured set would have to take the
+/// first step's run along that step's own line, which no later step of it can).
+///
+/// Origins come in any order (first steps are generated direction by direction), so a
+/// key holds the origin too. A table of hash buckets says which keys are new without a
+/// search in all but a few cases (duplicates, which are rare, and collisions): a bucket
+/// holds the stamp of the last position that recorded a key in it, so that a new position
+/// forgets the old keys without clearing the table.
+struct ChainKeys {
+    /// The current chain's origin, in bits 56..62 of its keys.
+    from: u64,
+    /// The current position's stamp (never 0, which marks an unused bucket).
+    stamp: u16,
+    /// Per bucket: the stamp of the last position that recorded a key in it.
+    buckets: [u16; ChainKeys::BUCKETS],
+    /// The keys: the captured set (bits 0..45), the end point (bits 50..56) and the
+    /// origin (bits 56..62).
+    keys: Vec<u64>,
 }
 
-impl Seen<'_> {
+impl ChainKeys {
+    const BUCKETS: usize = 4096;
+    const fn new() -> ChainKeys {
+        ChainKeys {
+            from: 0,
+            stamp: 0,
+            buckets: [0; ChainKeys::BUCKETS],
+            keys: Vec::new(),
+        }
+    }
+    /// Forgets the previous position's chains.
     #[inline(always)]
-    fn clear(&mut self) {
-        self.ends = 0;
+    fn new_position(&mut self) {
+        self.stamp = self.stamp.wrapping_add(1);
+        if self.stamp == 0 {
+            self.buckets = [0; Self::BUCKETS];
+            self.stamp = 1;
+        }
         self.keys.clear();
     }
-    /// Whether `(to, captured)` is new; records it.
+    #[inline(always)]
+    fn begin_chain(&mut self, from: Point) {
+        self.from = (from.0 as u64) << 56;
+    }
+    /// Whether `(to, captured)` is new for the current origin; records it.
     #[inline(always)]
     fn first_time(&mut self, to: Point, captured: Bitboard) -> bool {
-        let k = captured.0 | (to.0 as u64) << 58;
-        if self.ends & to.bb().0 == 0 {
-            self.ends |= to.bb().0;
+        let k = captured.0 | self.from | (to.0 as u64) << 50;
+        // A multiplicative hash: the top 12 bits of the product.
+        let bucket = &mut self.buckets[(k.wrapping_mul(0x9E37_79B9_7F4A_7C15) >> 52) as usize];
+        if *bucket != self.stamp {
+            *bucket = self.stamp;
         } else if self.keys.contains(&k) {
             return false;
         }
@@ -1281,8 +1292,8 @@ impl Seen<'_> {
 
 struct ListSink<'a> {
     out: &'a mut Vec<Turn>,
-    /// With `Some`, distinct mode: this origin's chains so far.
-    seen: Option<Seen<'a>>,
+    /// With `Some`, distinct mode: the chains so far.
+    seen: Option<&'a mut ChainKeys>,
     /// The chain being built.
     turn: Turn,
     /// Whether paikas are listed.
@@ -1291,9 +1302,9 @@ struct ListSink<'a> {
 
 impl TurnSink for ListSink<'_> {
     #[inline(always)]
-    fn begin_origin(&mut self) {
-        if let Some(seen) = &mut self.seen {
-            seen.clear();
+    fn begin_chain(&mut self, from: Point) {
+        if let Some(seen) = self.seen.as_deref_mut() {
+            seen.begin_chain(from);
         }
     }
     #[inline(always)]
@@ -1305,7 +1316,7 @@ impl TurnSink for ListSink<'_> {
     #[inline(always)]
     fn next(&mut self, to: Point, cap: Capture, run: Bitboard, captured: Bitboard) {
         self.turn.push(to, StepKind::Capture(cap), run);
-        if let Some(seen) = &mut self.seen
+        if let Some(seen) = self.seen.as_deref_mut()
             && !seen.first_time(to, captured)
         {
             return;
@@ -1333,14 +1344,16 @@ impl TurnSink for ListSink<'_> {
 
 struct CountSink<'a> {
     n: u64,
-    distinct: bool,
-    seen: Seen<'a>,
+    /// With `Some`, distinct mode: the chains so far.
+    seen: Option<&'a mut ChainKeys>,
 }
 
 impl TurnSink for CountSink<'_> {
     #[inline(always)]
-    fn begin_origin(&mut self) {
-        self.seen.clear();
+    fn begin_chain(&mut self, from: Point) {
+        if let Some(seen) = self.seen.as_deref_mut() {
+            seen.begin_chain(from);
+        }
     }
     #[inline(always)]
     fn first(&mut self, _: Point, _: Point, _: Capture, _: Bitboard) {
@@ -1348,7 +1361,11 @@ impl TurnSink for CountSink<'_> {
     }
     #[inline(always)]
     fn next(&mut self, to: Point, _: Capture, _: Bitboard, captured: Bitboard) {
-        if !self.distinct || self.seen.first_time(to, captured) {
+        if self
+            .seen
+            .as_deref_mut()
+            .is_none_or(|seen| seen.first_time(to, captured))
+        {
             self.n += 1;
         }
     }
@@ -1390,13 +1407,29 @@ struct ChainGen<'a, S, B> {
 }
 
 impl<S: TurnSink, B: Board> ChainGen<'_, S, B> {
+    /// The first steps of direction `D` and kind `cap` from each of `origins`, and the
+    /// chains that go on from them.
+    #[inline(always)]
+    fn first_steps<const D: usize>(
+        &mut self,
+        origins: Bitboard,
+        cap: Capture,
+        us: Bitboard,
+        them: Bitboard,
+        empty: Bitboard,
+    ) {
+        for p in origins {
+            self.first_step(p, Direction::from_index(D), cap, us, them, empty);
+        }
+    }
+
     #[inline(always)]
     fn first_step(
         &mut self,
         p: Point,
         d: Direction,
         cap: Capture,
-        us_rest: Bitboard,
+        us: Bitboard,
         them: Bitboard,
         empty: Bitboard,
     ) {
@@ -1413,7 +1446,9 @@ impl<S: TurnSink, B: Board> ChainGen<'_, S, B> {
             let them = them & !run;
             let (approach, withdrawal) = continuations_into(g, q, free, them);
             if (approach | withdrawal) != 0 {
-                let blocked = us_rest | p.bb().with(q);
+                // `us` still holds the origin, which the piece has visited.
+                let blocked = us.with(q);
+                self.sink.begin_chain(p);
                 self.extend(q, approach, withdrawal, blocked, them, run);
             }
         }

@@ -30,10 +30,9 @@ fn generation_does_not_allocate_once_warm() {
     let start = Position::start(Variant::Tsivy, RuleOptions::default());
     let mut turns = Vec::with_capacity(4096);
     let mut actions: Vec<Action> = Vec::with_capacity(4096);
-    let mut keys = Vec::with_capacity(4096);
     // The same games twice: the first pass grows every buffer (the per-thread
     // de-duplication list included), the second must not allocate at all.
-    let games = |turns: &mut Vec<_>, actions: &mut Vec<Action>, keys: &mut Vec<u64>| {
+    let games = |turns: &mut Vec<_>, actions: &mut Vec<Action>| {
         let mut seed = 7u64;
         let mut pick = move |n: usize| {
             seed ^= seed << 13;
@@ -49,7 +48,7 @@ fn generation_does_not_allocate_once_warm() {
                 if turns.is_empty() {
                     break;
                 }
-                n += p.count_turns(TurnMode::Paths, keys);
+                n += p.count_turns(TurnMode::Paths) + p.count_turns(TurnMode::Distinct);
                 p.actions_into(actions);
                 p.turns_into(turns, TurnMode::Paths);
                 let t = turns[pick(turns.len())];
@@ -61,9 +60,9 @@ fn generation_does_not_allocate_once_warm() {
         }
         n
     };
-    games(&mut turns, &mut actions, &mut keys);
+    games(&mut turns, &mut actions);
     let before = ALLOCS.load(Ordering::Relaxed);
-    let n = games(&mut turns, &mut actions, &mut keys);
+    let n = games(&mut turns, &mut actions);
     let after = ALLOCS.load(Ordering::Relaxed);
     assert!(n > 10_000, "generated {n} turns");
     assert_eq!(after - before, 0, "allocations during generation");

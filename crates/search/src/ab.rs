@@ -768,6 +768,10 @@ impl Worker {
         beta: i32,
         qdepth: u32,
     ) -> i32 {
+        // Captures chain on in the quiescence search too: the node limit is kept here.
+        if self.check_stop() {
+            return 0;
+        }
         self.nodes += 1;
         self.enter(ply, pos);
         // Most leaves are quiet: they need whether a turn exists, not the list, which is
