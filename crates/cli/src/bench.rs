@@ -3,7 +3,7 @@
 use anyhow::{Result, bail};
 use clap::{Args, ValueEnum};
 use fanorona_nn::NetConfig;
-use fanorona_rules::{Position, RuleOptions, TurnMode, Variant, perft, playout};
+use fanorona_rules::{PlayoutBuffer, Position, RuleOptions, TurnMode, Variant, perft, playout};
 use fanorona_sim::BatchSim;
 use rand::rngs::SmallRng;
 use rand::{RngExt, SeedableRng};
@@ -218,7 +218,7 @@ fn tb(a: &BenchArgs) -> Result<()> {
 fn playouts_for(secs: f64, seed: u64) -> (u64, u64) {
     let start = Position::start(Variant::Tsivy, RuleOptions::default());
     let mut rng = SmallRng::seed_from_u64(seed);
-    let mut buf = Vec::with_capacity(256);
+    let mut buf = PlayoutBuffer::default();
     let deadline = Instant::now() + Duration::from_secs_f64(secs);
     let (mut games, mut turns) = (0u64, 0u64);
     while Instant::now() < deadline {

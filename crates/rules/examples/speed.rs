@@ -5,7 +5,7 @@
 //! `cargo run --release -p fanorona-rules --example speed -- [depth] [seconds]`
 //! (defaults 6 and 1). A negative `seconds` plays exactly `-100 * seconds` games instead
 //! of timing them, so that instruction counts compare between builds.
-use fanorona_rules::{Position, RuleOptions, TurnMode, Variant, perft, playout};
+use fanorona_rules::{PlayoutBuffer, Position, RuleOptions, TurnMode, Variant, perft, playout};
 use std::time::Instant;
 
 fn main() {
@@ -18,7 +18,7 @@ fn main() {
     println!("perft({depth}) = {n} in {:.3} s", t.elapsed().as_secs_f64());
     if secs != 0.0 {
         let mut x: u64 = 0x9E37_79B9_7F4A_7C15;
-        let mut buf = Vec::new();
+        let mut buf = PlayoutBuffer::default();
         let (mut games, mut turns) = (0u64, 0u64);
         let t = Instant::now();
         // A negative duration plays exactly that many hundred games (for callgrind).

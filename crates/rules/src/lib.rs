@@ -53,8 +53,8 @@ pub use options::{
 };
 pub use perft::{divide, perft};
 pub use position::{
-    Chain, IllegalTurn, Outcome, Position, PositionError, Restriction, StepFeatures, TurnMode,
-    playout,
+    Chain, IllegalTurn, Outcome, PlayoutBuffer, Position, PositionError, Restriction, StepFeatures,
+    TurnMode, playout,
 };
 pub use turn::{Action, Capture, MAX_CHAIN, Step, StepKind, Turn};
 pub use zobrist::{KEYS, Keys};

@@ -493,13 +493,6 @@ impl Position {
     ///
     /// Only meaningful at a turn boundary (`chain()` is `None`).
     pub fn turns_into(&self, out: &mut Vec<Turn>, mode: TurnMode) {
-        self.list_into(out, mode, true);
-    }
-
-    /// [`Position::turns_into`], leaving out the paikas with `paika` false (then `out`
-    /// is empty when the side to move has no capture to play).
-    #[inline]
-    fn list_into(&self, out: &mut Vec<Turn>, mode: TurnMode, paika: bool) {
         out.clear();
         SEEN.with_borrow_mut(|seen| {
             seen.new_position();
@@ -507,7 +500,6 @@ impl Position {
                 out,
                 seen: (mode == TurnMode::Distinct).then_some(seen),
                 turn: Turn::new(Point(0)),
-                paika,
             });
         });
     }
@@ -643,21 +635,32 @@ impl Position {
     #[inline]
     pub fn play_unchecked(&mut self, turn: &Turn) {
         debug_assert!(self.chain.is_none());
+        self.play_parts::<true>(turn.from, turn.to(), turn.captured);
+    }
+
+    /// Plays the turn of the side to move's piece from `from` to `to` that takes
+    /// `captured` (empty for a paika). `HASH`: keep the position's hash (a playout, which
+    /// never reads it, does without).
+    #[inline(always)]
+    fn play_parts<const HASH: bool>(&mut self, from: Point, to: Point, captured: Bitboard) {
         let side = self.side;
-        let from = turn.from;
-        let to = turn.to();
         let keys = &KEYS.piece;
         let own = self.pieces.get_mut(side);
         *own = own.without(from).with(to);
-        self.hash ^= keys[side.index()][from.index()] ^ keys[side.index()][to.index()];
-        if turn.capture {
+        if HASH {
+            self.hash ^= keys[side.index()][from.index()] ^ keys[side.index()][to.index()];
+        }
+        let capture = captured.any();
+        if capture {
             let them = side.other();
-            *self.pieces.get_mut(them) &= !turn.captured;
-            for p in turn.captured {
-                self.hash ^= keys[them.index()][p.index()];
+            *self.pieces.get_mut(them) &= !captured;
+            if HASH {
+                for p in captured {
+                    self.hash ^= keys[them.index()][p.index()];
+                }
             }
         }
-        self.finish_turn(turn.capture);
+        self.finish_turn::<HASH>(capture);
     }
 
     /// The side to move gives up its turn: no rule allows this, but a search asks "what
@@ -667,7 +670,7 @@ impl Position {
     #[inline]
     pub fn null_turn(&mut self) {
         debug_assert!(self.chain.is_none());
-        self.finish_turn(false);
+        self.finish_turn::<true>(false);
     }
 
     /// Plays `turn` if it is legal (compared by path and kinds).
@@ -684,12 +687,14 @@ impl Position {
         }
     }
 
-    #[inline]
-    fn finish_turn(&mut self, captured: bool) {
-        if let Some(c) = self.chain.take() {
+    #[inline(always)]
+    fn finish_turn<const HASH: bool>(&mut self, captured: bool) {
+        if let Some(c) = self.chain.take()
+            && HASH
+        {
             self.hash ^= chain_key(&c);
         }
-        if self.ply < 2 {
+        if HASH && self.ply < 2 {
             self.hash ^= KEYS.opening[self.ply as usize];
             if self.ply == 0 {
                 self.hash ^= KEYS.opening[1];
@@ -702,7 +707,9 @@ impl Position {
             self.quiet.saturating_add(1)
         };
         self.side = self.side.other();
-        self.hash ^= KEYS.black_to_move;
+        if HASH {
+            self.hash ^= KEYS.black_to_move;
+        }
     }
 
     // ---------------------------------------------------------------- step level
@@ -828,7 +835,7 @@ impl Position {
         let step = match action {
             Action::EndTurn => {
                 debug_assert!(self.chain.is_some());
-                self.finish_turn(true);
+                self.finish_turn::<true>(true);
                 return;
             }
             Action::Step(s) => s,
@@ -844,7 +851,7 @@ impl Position {
         self.hash ^= keys[side.index()][from.index()] ^ keys[side.index()][to.index()];
         let cap = match step.kind {
             StepKind::Paika => {
-                self.finish_turn(false);
+                self.finish_turn::<true>(false);
                 return;
             }
             StepKind::Capture(c) => c,
@@ -877,7 +884,7 @@ impl Position {
         }
         .with(to);
         if rule != CaptureRule::Chains {
-            self.finish_turn(true);
+            self.finish_turn::<true>(true);
             return;
         }
         let us = self.pieces(side);
@@ -895,7 +902,7 @@ impl Position {
             self.hash ^= chain_key(&c);
             self.chain = Some(c);
         } else {
-            self.finish_turn(true);
+            self.finish_turn::<true>(true);
         }
     }
 
@@ -943,18 +950,26 @@ impl Position {
     }
 }
 
+/// Scratch space for random playouts ([`playout`], [`Position::play_random_turn`]): the
+/// capturing turns of a position, each as its origin, end and captured set, all that
+/// playing one needs. Reused without allocation once grown.
+#[derive(Clone, Debug, Default)]
+pub struct PlayoutBuffer {
+    turns: Vec<(Bitboard, Point, Point)>,
+}
+
 /// Plays random turns from `pos` to the end of the game; `pick(n)` chooses an index below
 /// `n` among the distinct turns. Returns the outcome and the number of turns played.
-/// `buf` is scratch space, reused without allocation once grown.
 pub fn playout(
     pos: &Position,
     mut pick: impl FnMut(usize) -> usize,
-    buf: &mut Vec<Turn>,
+    buf: &mut PlayoutBuffer,
 ) -> (Outcome, u32) {
     let mut p = *pos;
     let mut n = 0;
     loop {
-        if let Some(o) = p.play_random_turn(&mut pick, buf) {
+        // The position is thrown away at the end: its hash need not be kept.
+        if let Some(o) = p.random_turn::<false>(&mut pick, buf) {
             return (o, n);
         }
         n += 1;
@@ -964,27 +979,45 @@ pub fn playout(
 impl Position {
     /// One turn of a random playout, at a turn boundary: the outcome if the game is over
     /// (as [`Position::outcome`]), else plays the turn `pick(n)` of the `n` distinct turns
-    /// and returns `None`. `buf` is scratch space.
+    /// and returns `None`.
     ///
-    /// Captures are listed into `buf` as [`Position::turns_into`] lists them; a paika is
+    /// Captures are indexed in the order [`Position::turns_into`] lists them; a paika is
     /// picked without a list, counted per direction and found by its rank (so the index
     /// of a paika is not its index in the list).
     #[inline]
     pub fn play_random_turn(
         &mut self,
+        pick: impl FnMut(usize) -> usize,
+        buf: &mut PlayoutBuffer,
+    ) -> Option<Outcome> {
+        self.random_turn::<true>(pick, buf)
+    }
+
+    #[inline(always)]
+    fn random_turn<const HASH: bool>(
+        &mut self,
         mut pick: impl FnMut(usize) -> usize,
-        buf: &mut Vec<Turn>,
+        buf: &mut PlayoutBuffer,
     ) -> Option<Outcome> {
         let g = self.geometry();
         let rule = self.capture_rule();
         if rule != CaptureRule::Forbidden {
-            self.list_into(buf, TurnMode::Distinct, false);
-            if !buf.is_empty() {
+            let list = &mut buf.turns;
+            list.clear();
+            SEEN.with_borrow_mut(|seen| {
+                seen.new_position();
+                self.generate(&mut PlayoutSink {
+                    out: list,
+                    seen,
+                    from: Point(0),
+                });
+            });
+            if !list.is_empty() {
                 if let Some(o) = self.outcome_given(true) {
                     return Some(o);
                 }
-                let t = buf[pick(buf.len())];
-                self.play_unchecked(&t);
+                let (captured, from, to) = list[pick(list.len())];
+                self.play_parts::<HASH>(from, to, captured);
                 return None;
             }
             if rule == CaptureRule::VelaSingle {
@@ -1016,13 +1049,8 @@ impl Position {
             m &= m - 1;
         }
         let from = Point(m.trailing_zeros() as u8);
-        let mut t = Turn::new(from);
-        t.push(
-            Point(g.neighbour[from.index()][d]),
-            StepKind::Paika,
-            Bitboard::EMPTY,
-        );
-        self.play_unchecked(&t);
+        let to = Point(g.neighbour[from.index()][d]);
+        self.play_parts::<HASH>(from, to, Bitboard::EMPTY);
         None
     }
 }
@@ -1296,8 +1324,6 @@ struct ListSink<'a> {
     seen: Option<&'a mut ChainKeys>,
     /// The chain being built.
     turn: Turn,
-    /// Whether paikas are listed.
-    paika: bool,
 }
 
 impl TurnSink for ListSink<'_> {
@@ -1329,9 +1355,6 @@ impl TurnSink for ListSink<'_> {
     }
     #[inline(always)]
     fn paika(&mut self, g: &Geometry, us: Bitboard, empty: Bitboard) {
-        if !self.paika {
-            return;
-        }
         for p in us {
             for q in Bitboard(g.adjacent[p.index()]) & empty {
                 let mut t = Turn::new(p);
@@ -1377,6 +1400,36 @@ impl TurnSink for CountSink<'_> {
             self.n += (us & g.shift(empty, d.opposite())).count() as u64;
         }
     }
+}
+
+/// The distinct capturing turns as (captured set, origin, end): a playout's list.
+struct PlayoutSink<'a> {
+    out: &'a mut Vec<(Bitboard, Point, Point)>,
+    seen: &'a mut ChainKeys,
+    /// The origin of the chains being generated.
+    from: Point,
+}
+
+impl TurnSink for PlayoutSink<'_> {
+    #[inline(always)]
+    fn begin_chain(&mut self, from: Point) {
+        self.from = from;
+        self.seen.begin_chain(from);
+    }
+    #[inline(always)]
+    fn first(&mut self, from: Point, to: Point, _: Capture, run: Bitboard) {
+        self.out.push((run, from, to));
+    }
+    #[inline(always)]
+    fn next(&mut self, to: Point, _: Capture, _: Bitboard, captured: Bitboard) {
+        if self.seen.first_time(to, captured) {
+            self.out.push((captured, self.from, to));
+        }
+    }
+    #[inline(always)]
+    fn back(&mut self, _: Bitboard) {}
+    #[inline(always)]
+    fn paika(&mut self, _: &Geometry, _: Bitboard, _: Bitboard) {}
 }
 
 /// A board's geometry as a type, so that code generic over it sees the geometry as a

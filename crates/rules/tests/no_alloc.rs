@@ -1,7 +1,7 @@
 //! Move generation allocates nothing once its buffers have grown (a counting allocator).
 #![allow(unsafe_code)] // a GlobalAlloc wrapper needs it; it only counts and forwards
 
-use fanorona_rules::{Action, Position, RuleOptions, TurnMode, Variant, playout};
+use fanorona_rules::{Action, PlayoutBuffer, Position, RuleOptions, TurnMode, Variant, playout};
 use std::alloc::{GlobalAlloc, Layout, System};
 use std::sync::atomic::{AtomicUsize, Ordering};
 
@@ -32,7 +32,8 @@ fn generation_does_not_allocate_once_warm() {
     let mut actions: Vec<Action> = Vec::with_capacity(4096);
     // The same games twice: the first pass grows every buffer (the per-thread
     // de-duplication list included), the second must not allocate at all.
-    let games = |turns: &mut Vec<_>, actions: &mut Vec<Action>| {
+    let mut playouts = PlayoutBuffer::default();
+    let games = |turns: &mut Vec<_>, actions: &mut Vec<Action>, playouts: &mut PlayoutBuffer| {
         let mut seed = 7u64;
         let mut pick = move |n: usize| {
             seed ^= seed << 13;
@@ -56,13 +57,13 @@ fn generation_does_not_allocate_once_warm() {
             }
         }
         for _ in 0..20 {
-            playout(&start, &mut pick, turns);
+            playout(&start, &mut pick, playouts);
         }
         n
     };
-    games(&mut turns, &mut actions);
+    games(&mut turns, &mut actions, &mut playouts);
     let before = ALLOCS.load(Ordering::Relaxed);
-    let n = games(&mut turns, &mut actions);
+    let n = games(&mut turns, &mut actions, &mut playouts);
     let after = ALLOCS.load(Ordering::Relaxed);
     assert!(n > 10_000, "generated {n} turns");
     assert_eq!(after - before, 0, "allocations during generation");

@@ -4,8 +4,8 @@
 use fanorona_rules::notation::{format_turn, parse_game, parse_turn, split_game};
 use fanorona_rules::telo::TeloPosition;
 use fanorona_rules::{
-    Action, Bitboard, ByColor, Color, History, Outcome, PointStyle, Position, RuleOptions, Setup,
-    TurnMode, Variant,
+    Action, Bitboard, ByColor, Color, History, Outcome, PlayoutBuffer, PointStyle, Position,
+    RuleOptions, Setup, TurnMode, Variant,
 };
 use proptest::prelude::*;
 use rand::rngs::SmallRng;
@@ -169,7 +169,7 @@ proptest! {
     #[test]
     fn random_turns_are_the_distinct_turns(seed in any::<u64>(), vr in 0u8..8) {
         let (v, r) = variant_and_rules(vr);
-        let mut buf = Vec::new();
+        let mut buf = PlayoutBuffer::default();
         for pos in random_game(v, r, seed, 80) {
             let expected: HashSet<Position> = pos
                 .turns(TurnMode::Distinct)
