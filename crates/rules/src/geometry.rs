@@ -223,7 +223,7 @@ const fn target_tables(shift: &[i8; 8], width: u8) -> TargetTables {
     t
 }
 
-const fn build(width: u8, height: u8) -> Geometry {
+pub(crate) const fn build(width: u8, height: u8) -> Geometry {
     let w = width as i32;
     let h = height as i32;
     let n = (w * h) as u32;

@@ -996,17 +996,30 @@ impl Position {
     #[inline(always)]
     fn random_turn<const HASH: bool>(
         &mut self,
+        pick: impl FnMut(usize) -> usize,
+        buf: &mut PlayoutBuffer,
+    ) -> Option<Outcome> {
+        match self.variant {
+            Variant::Tsivy => self.random_turn_in::<HASH, TsivyBoard>(pick, buf),
+            Variant::Dimy => self.random_turn_in::<HASH, DimyBoard>(pick, buf),
+            Variant::Telo => self.random_turn_in::<HASH, TeloBoard>(pick, buf),
+        }
+    }
+
+    #[inline(always)]
+    fn random_turn_in<const HASH: bool, B: Board>(
+        &mut self,
         mut pick: impl FnMut(usize) -> usize,
         buf: &mut PlayoutBuffer,
     ) -> Option<Outcome> {
-        let g = self.geometry();
+        let g = B::G;
         let rule = self.capture_rule();
         if rule != CaptureRule::Forbidden {
             let list = &mut buf.turns;
             list.clear();
             SEEN.with_borrow_mut(|seen| {
                 seen.new_position();
-                self.generate(&mut PlayoutSink {
+                self.generate_in::<_, B>(&mut PlayoutSink {
                     out: list,
                     seen,
                     from: Point(0),
@@ -1433,23 +1446,26 @@ impl TurnSink for PlayoutSink<'_> {
 }
 
 /// A board's geometry as a type, so that code generic over it sees the geometry as a
-/// constant (shifts and edge masks become immediates in the chain search).
+/// constant (shifts and edge masks become immediates in the chain search). `G` is a
+/// constant built here, not a reference to the `static` (`TSIVY`, ...): a static reached
+/// from another crate (a playout's code is instantiated in its caller's) is read through
+/// the global offset table and none of its loads fold.
 trait Board {
     const G: &'static Geometry;
 }
 struct TsivyBoard;
 impl Board for TsivyBoard {
-    const G: &'static Geometry = &TSIVY;
+    const G: &'static Geometry = &crate::geometry::build(9, 5);
 }
 struct DimyBoard;
 impl Board for DimyBoard {
-    const G: &'static Geometry = &DIMY;
+    const G: &'static Geometry = &crate::geometry::build(5, 5);
 }
 /// Never used for a [`Position`] (telo has its own type); here so that dispatch on the
 /// variant is total.
 struct TeloBoard;
 impl Board for TeloBoard {
-    const G: &'static Geometry = &TELO;
+    const G: &'static Geometry = &crate::geometry::build(3, 3);
 }
 
 /// Depth-first enumeration of capture chains into a sink.
