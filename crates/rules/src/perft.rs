@@ -23,7 +23,8 @@ fn perft_rec(pos: &Position, depth: u32, mode: TurnMode, buffers: &mut [Vec<Turn
     let mut n = 0;
     for t in list.iter() {
         let mut child = *pos;
-        child.play_unchecked(t);
+        // Counting reads no hash: the children do without it.
+        child.play_parts::<false>(t.from(), t.to(), t.captured());
         n += perft_rec(&child, depth - 1, mode, rest);
     }
     n

@@ -496,7 +496,7 @@ impl Position {
         out.clear();
         SEEN.with_borrow_mut(|seen| {
             seen.new_position();
-            self.generate(&mut ListSink {
+            self.generate(ListSink {
                 out,
                 seen: (mode == TurnMode::Distinct).then_some(seen),
                 turn: Turn::new(Point(0)),
@@ -508,17 +508,20 @@ impl Position {
     pub fn count_turns(&self, mode: TurnMode) -> u64 {
         SEEN.with_borrow_mut(|seen| {
             seen.new_position();
-            let mut sink = CountSink {
-                n: 0,
-                seen: (mode == TurnMode::Distinct).then_some(seen),
-            };
-            self.generate(&mut sink);
-            sink.n
+            match mode {
+                TurnMode::Distinct => self.count_with(CountSink::<true> { n: 0, seen }),
+                TurnMode::Paths => self.count_with(CountSink::<false> { n: 0, seen }),
+            }
         })
     }
 
     #[inline(always)]
-    fn generate<S: TurnSink>(&self, sink: &mut S) {
+    fn count_with<const DISTINCT: bool>(&self, sink: CountSink<'_, DISTINCT>) -> u64 {
+        self.generate(sink).n
+    }
+
+    #[inline(always)]
+    fn generate<S: TurnSink>(&self, sink: S) -> S {
         match self.variant {
             Variant::Tsivy => self.generate_in::<S, TsivyBoard>(sink),
             Variant::Dimy => self.generate_in::<S, DimyBoard>(sink),
@@ -527,7 +530,7 @@ impl Position {
     }
 
     #[inline(always)]
-    fn generate_in<S: TurnSink, B: Board>(&self, sink: &mut S) {
+    fn generate_in<S: TurnSink, B: Board>(&self, mut sink: S) -> S {
         debug_assert!(self.chain.is_none(), "turn-level generation inside a chain");
         let g = B::G;
         let us = self.pieces(self.side);
@@ -552,15 +555,16 @@ impl Position {
                     )*};
                 }
                 dirs!(0 1 2 3 4 5 6 7);
-                return;
+                return chains.sink;
             }
             if rule == CaptureRule::VelaSingle {
                 // The vela player must capture; without a capture it has won (no turn).
-                return;
+                return sink;
             }
         }
         let empty = g.all & !(us | them);
         sink.paika(g, us, empty);
+        sink
     }
 
     /// The legal turns as a new vector.
@@ -639,10 +643,15 @@ impl Position {
     }
 
     /// Plays the turn of the side to move's piece from `from` to `to` that takes
-    /// `captured` (empty for a paika). `HASH`: keep the position's hash (a playout, which
-    /// never reads it, does without).
+    /// `captured` (empty for a paika). `HASH`: keep the position's hash (a playout or
+    /// perft, which never read it, do without).
     #[inline(always)]
-    fn play_parts<const HASH: bool>(&mut self, from: Point, to: Point, captured: Bitboard) {
+    pub(crate) fn play_parts<const HASH: bool>(
+        &mut self,
+        from: Point,
+        to: Point,
+        captured: Bitboard,
+    ) {
         let side = self.side;
         let keys = &KEYS.piece;
         let own = self.pieces.get_mut(side);
@@ -1019,7 +1028,7 @@ impl Position {
             list.clear();
             SEEN.with_borrow_mut(|seen| {
                 seen.new_position();
-                self.generate_in::<_, B>(&mut PlayoutSink {
+                self.generate_in::<_, B>(PlayoutSink {
                     out: list,
                     seen,
                     from: Point(0),
@@ -1378,17 +1387,18 @@ impl TurnSink for ListSink<'_> {
     }
 }
 
-struct CountSink<'a> {
+/// Counts the turns; `DISTINCT`: distinct turns (else every path).
+struct CountSink<'a, const DISTINCT: bool> {
     n: u64,
-    /// With `Some`, distinct mode: the chains so far.
-    seen: Option<&'a mut ChainKeys>,
+    /// The chains so far (distinct turns only).
+    seen: &'a mut ChainKeys,
 }
 
-impl TurnSink for CountSink<'_> {
+impl<const DISTINCT: bool> TurnSink for CountSink<'_, DISTINCT> {
     #[inline(always)]
     fn begin_chain(&mut self, from: Point) {
-        if let Some(seen) = self.seen.as_deref_mut() {
-            seen.begin_chain(from);
+        if DISTINCT {
+            self.seen.begin_chain(from);
         }
     }
     #[inline(always)]
@@ -1397,11 +1407,7 @@ impl TurnSink for CountSink<'_> {
     }
     #[inline(always)]
     fn next(&mut self, to: Point, _: Capture, _: Bitboard, captured: Bitboard) {
-        if self
-            .seen
-            .as_deref_mut()
-            .is_none_or(|seen| seen.first_time(to, captured))
-        {
+        if !DISTINCT || self.seen.first_time(to, captured) {
             self.n += 1;
         }
     }
@@ -1469,13 +1475,13 @@ impl Board for TeloBoard {
 }
 
 /// Depth-first enumeration of capture chains into a sink.
-struct ChainGen<'a, S, B> {
-    sink: &'a mut S,
+struct ChainGen<S, B> {
+    sink: S,
     rule: CaptureRule,
     board: std::marker::PhantomData<B>,
 }
 
-impl<S: TurnSink, B: Board> ChainGen<'_, S, B> {
+impl<S: TurnSink, B: Board> ChainGen<S, B> {
     /// The first steps of direction `D` and kind `cap` from each of `origins`, and the
     /// chains that go on from them.
     #[inline(always)]
