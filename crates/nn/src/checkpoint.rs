@@ -280,16 +280,26 @@ pub fn recover(run: &Path) -> Result<Vec<PathBuf>, CheckpointError> {
 pub fn read_meta(dir: &Path) -> Result<CheckpointMeta, CheckpointError> {
     let m = dir.join("meta.json");
     let text = std::fs::read_to_string(&m).map_err(io(&m))?;
-    let meta: CheckpointMeta = serde_json::from_str(&text).map_err(|e| CheckpointError::Meta {
+    let bad = |reason: String| CheckpointError::Meta {
         path: m.clone(),
-        reason: e.to_string(),
-    })?;
-    if meta.format != FORMAT {
-        return Err(CheckpointError::Meta {
-            path: m,
-            reason: format!("format {} (this build reads {FORMAT})", meta.format),
-        });
+        reason,
+    };
+    // The format first, then the reader of that format: every format a release was
+    // written in stays readable (tests/compat.rs holds the releases to their outputs).
+    #[derive(Deserialize)]
+    struct Version {
+        format: u32,
     }
+    let version: Version = serde_json::from_str(&text).map_err(|e| bad(e.to_string()))?;
+    let meta: CheckpointMeta = match version.format {
+        // Format 1 is the current layout.
+        1 => serde_json::from_str(&text).map_err(|e| bad(e.to_string()))?,
+        n => {
+            return Err(bad(format!(
+                "format {n}, which this build cannot read (it reads 1 to {FORMAT}): made by a newer build?"
+            )));
+        }
+    };
     if meta.variant.parse::<Variant>().is_err() {
         return Err(CheckpointError::Meta {
             path: m,

@@ -318,6 +318,14 @@ fn bad_checkpoints_are_refused_with_a_message() {
         matches!(e, ExportError::Checkpoint(CheckpointError::Meta { .. })),
         "{e}"
     );
+    // A format from a newer build: refused, saying so.
+    let newer = serde_json::to_string(&meta).unwrap().replace(
+        &format!("\"format\":{FORMAT}"),
+        &format!("\"format\":{}", FORMAT + 1),
+    );
+    std::fs::write(dir.join("meta.json"), newer).unwrap();
+    let e = export::export(&dir, &Targets::folder(&out, Formats::ALL), &device).unwrap_err();
+    assert!(e.to_string().contains("newer build"), "{e}");
     assert!(!out.join("model.onnx").exists(), "nothing written");
     std::fs::remove_dir_all(&root).ok();
 }

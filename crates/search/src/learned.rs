@@ -31,7 +31,11 @@ const DENSE: usize = 6;
 pub const SCALE: f32 = 200.0;
 
 /// The header's first line.
-const MAGIC: &str = "fanorona-learned-eval 1";
+const MAGIC: &str = "fanorona-learned-eval";
+
+/// The newest file format, written by [`LearnedEval::to_text`]; every older one a release
+/// was made in stays readable.
+const FORMAT: u32 = 1;
 
 /// Most hidden units the engine's accumulated path handles; a larger network is computed
 /// whole at every leaf.
@@ -116,8 +120,13 @@ impl Eq for LearnedEval {}
 #[derive(Debug, Error, PartialEq, Eq)]
 pub enum LearnedEvalError {
     /// Not this format (the first line is wrong).
-    #[error("not a learned evaluation (its first line must be `{MAGIC}`)")]
+    #[error("not a learned evaluation (its first line must be `{MAGIC} {FORMAT}`)")]
     Magic,
+    /// A format this build cannot read.
+    #[error(
+        "format {0}, which this build cannot read (it reads 1 to {FORMAT}): made by a newer build?"
+    )]
+    Format(u32),
     /// A header line is missing or wrong.
     #[error("bad header line `{0}`")]
     Header(String),
@@ -465,11 +474,11 @@ impl LearnedEval {
             .chain(std::iter::once(&mut self.b2))
     }
 
-    /// The network as text: [`MAGIC`], `variant NAME`, `hidden H`, then the weights
+    /// The network as text: [`MAGIC`] and [`FORMAT`], `variant NAME`, `hidden H`, then the weights
     /// (w1 by input, b1, w2, b2), one line each group.
     pub fn to_text(&self) -> String {
         let mut s = format!(
-            "{MAGIC}\nvariant {}\nhidden {}\n",
+            "{MAGIC} {FORMAT}\nvariant {}\nhidden {}\n",
             self.variant.name(),
             self.hidden
         );
@@ -493,8 +502,14 @@ impl LearnedEval {
     /// If the header or the weights are wrong (see [`LearnedEvalError`]).
     pub fn from_text(text: &str) -> Result<LearnedEval, LearnedEvalError> {
         let mut lines = text.lines();
-        if lines.next().map(str::trim) != Some(MAGIC) {
-            return Err(LearnedEvalError::Magic);
+        let format = lines
+            .next()
+            .and_then(|l| l.trim().strip_prefix(MAGIC))
+            .and_then(|v| v.trim().parse::<u32>().ok())
+            .ok_or(LearnedEvalError::Magic)?;
+        // Format 1 is the current one; a new format gets its own branch here.
+        if format != 1 {
+            return Err(LearnedEvalError::Format(format));
         }
         let mut field = |name: &str| -> Result<String, LearnedEvalError> {
             let line = lines.next().unwrap_or("").trim();
@@ -701,6 +716,11 @@ pub(crate) mod tests {
             Err(LearnedEvalError::Magic)
         );
         let text = e.to_text();
+        assert!(text.starts_with("fanorona-learned-eval 1\n"));
+        assert_eq!(
+            LearnedEval::from_text(&text.replacen("eval 1", "eval 7", 1)),
+            Err(LearnedEvalError::Format(7))
+        );
         let cut = &text[..text.rfind('\n').unwrap() - 6];
         assert!(matches!(
             LearnedEval::from_text(cut),
