@@ -1257,12 +1257,13 @@ thread_local! {
     static SEEN: std::cell::RefCell<ChainKeys> = const { std::cell::RefCell::new(ChainKeys::new()) };
 }
 
-/// Where generated turns go: a list, or a counter.
+/// Where generated turns go: a list of turns, a playout's list of what each turn
+/// changes, or a counter.
 ///
 /// The chain generator walks the tree of capture chains depth first and tells the sink
 /// each step as it is made ([`TurnSink::first`], [`TurnSink::next`]) and taken back
-/// ([`TurnSink::back`]); a list builds the [`Turn`] as it goes, a counter needs only the
-/// end point and the captured set.
+/// ([`TurnSink::back`]); a list builds the [`Turn`] as it goes, the others need only the
+/// origin, the end point and the captured set.
 trait TurnSink {
     /// The chains of two or more steps from `from` follow (until the next call).
     fn begin_chain(&mut self, from: Point);
