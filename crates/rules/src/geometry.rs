@@ -223,7 +223,7 @@ const fn target_tables(shift: &[i8; 8], width: u8) -> TargetTables {
     t
 }
 
-pub(crate) const fn build(width: u8, height: u8) -> Geometry {
+const fn build(width: u8, height: u8) -> Geometry {
     let w = width as i32;
     let h = height as i32;
     let n = (w * h) as u32;
@@ -318,12 +318,18 @@ pub(crate) const fn build(width: u8, height: u8) -> Geometry {
     }
 }
 
+/// The boards' geometries as constants, for code that needs every load from them to fold
+/// (the generic generator's `Board::G`); everything else uses the statics below.
+pub(crate) const TSIVY_GEOMETRY: Geometry = build(9, 5);
+pub(crate) const DIMY_GEOMETRY: Geometry = build(5, 5);
+pub(crate) const TELO_GEOMETRY: Geometry = build(3, 3);
+
 /// fanoron-tsivy, 9 x 5.
-pub static TSIVY: Geometry = build(9, 5);
+pub static TSIVY: Geometry = TSIVY_GEOMETRY;
 /// fanoron-dimy, 5 x 5.
-pub static DIMY: Geometry = build(5, 5);
+pub static DIMY: Geometry = DIMY_GEOMETRY;
 /// fanoron-telo, 3 x 3.
-pub static TELO: Geometry = build(3, 3);
+pub static TELO: Geometry = TELO_GEOMETRY;
 
 impl Geometry {
     /// The points one step from each point of `bb` in direction `d`, along lines only.

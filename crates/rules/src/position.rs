@@ -494,8 +494,7 @@ impl Position {
     /// Only meaningful at a turn boundary (`chain()` is `None`).
     pub fn turns_into(&self, out: &mut Vec<Turn>, mode: TurnMode) {
         out.clear();
-        SEEN.with_borrow_mut(|seen| {
-            seen.new_position();
+        with_chain_keys(|seen| {
             self.generate(ListSink {
                 out,
                 seen: (mode == TurnMode::Distinct).then_some(seen),
@@ -505,13 +504,11 @@ impl Position {
     }
 
     /// The number of legal turns, without building the list (perft's leaves).
+    #[inline]
     pub fn count_turns(&self, mode: TurnMode) -> u64 {
-        SEEN.with_borrow_mut(|seen| {
-            seen.new_position();
-            match mode {
-                TurnMode::Distinct => self.count_with(CountSink::<true> { n: 0, seen }),
-                TurnMode::Paths => self.count_with(CountSink::<false> { n: 0, seen }),
-            }
+        with_chain_keys(|seen| match mode {
+            TurnMode::Distinct => self.count_with(CountSink::<true> { n: 0, seen }),
+            TurnMode::Paths => self.count_with(CountSink::<false> { n: 0, seen }),
         })
     }
 
@@ -1026,8 +1023,7 @@ impl Position {
         if rule != CaptureRule::Forbidden {
             let list = &mut buf.turns;
             list.clear();
-            SEEN.with_borrow_mut(|seen| {
-                seen.new_position();
+            with_chain_keys(|seen| {
                 self.generate_in::<_, B>(PlayoutSink {
                     out: list,
                     seen,
@@ -1257,6 +1253,15 @@ thread_local! {
     static SEEN: std::cell::RefCell<ChainKeys> = const { std::cell::RefCell::new(ChainKeys::new()) };
 }
 
+/// Runs `f` with this thread's chain keys, emptied for a new position.
+#[inline(always)]
+fn with_chain_keys<R>(f: impl FnOnce(&mut ChainKeys) -> R) -> R {
+    SEEN.with_borrow_mut(|seen| {
+        seen.new_position();
+        f(seen)
+    })
+}
+
 /// Where generated turns go: a list of turns, a playout's list of what each turn
 /// changes, or a counter.
 ///
@@ -1453,8 +1458,8 @@ impl TurnSink for PlayoutSink<'_> {
 }
 
 /// A board's geometry as a type, so that code generic over it sees the geometry as a
-/// constant (shifts and edge masks become immediates in the chain search). `G` is a
-/// constant built here, not a reference to the `static` (`TSIVY`, ...): a static reached
+/// constant (shifts and edge masks become immediates in the chain search). `G` refers to
+/// a constant (`TSIVY_GEOMETRY`, ...), not to the `static` (`TSIVY`, ...): a static reached
 /// from another crate (a playout's code is instantiated in its caller's) is read through
 /// the global offset table and none of its loads fold.
 trait Board {
@@ -1462,17 +1467,17 @@ trait Board {
 }
 struct TsivyBoard;
 impl Board for TsivyBoard {
-    const G: &'static Geometry = &crate::geometry::build(9, 5);
+    const G: &'static Geometry = &crate::geometry::TSIVY_GEOMETRY;
 }
 struct DimyBoard;
 impl Board for DimyBoard {
-    const G: &'static Geometry = &crate::geometry::build(5, 5);
+    const G: &'static Geometry = &crate::geometry::DIMY_GEOMETRY;
 }
 /// Never used for a [`Position`] (telo has its own type); here so that dispatch on the
 /// variant is total.
 struct TeloBoard;
 impl Board for TeloBoard {
-    const G: &'static Geometry = &crate::geometry::build(3, 3);
+    const G: &'static Geometry = &crate::geometry::TELO_GEOMETRY;
 }
 
 /// Depth-first enumeration of capture chains into a sink.
