@@ -50,21 +50,9 @@ pub struct TuneEvalArgs {
     /// Also write the labelled positions here, to fit again without playing.
     #[arg(long, value_name = "FILE")]
     pub save_data: Option<PathBuf>,
-    /// Weight of each game's result in its positions' targets, the rest the search's
-    /// score (0 = the scores alone; positions of games cut off at --max-turns keep their
-    /// score alone).
-    #[arg(long, value_name = "W", default_value_t = 0.0)]
-    pub result_weight: f32,
-    /// Go on fitting this learned evaluation (its hidden units) instead of a new one.
-    #[arg(long, value_name = "FILE", conflicts_with = "hidden")]
-    pub init: Option<PathBuf>,
     /// Hidden units of the network.
     #[arg(long, value_name = "H", default_value_t = 32)]
     pub hidden: usize,
-    /// Give the network the threat inputs: for each point, whether a piece there can be
-    /// captured next, by either side.
-    #[arg(long, conflicts_with = "init")]
-    pub threats: bool,
     /// Passes over the positions.
     #[arg(long, value_name = "N", default_value_t = 8)]
     pub epochs: u32,
@@ -97,13 +85,6 @@ pub fn tune_eval(a: TuneEvalArgs) -> Result<()> {
     if !(a.lr.is_finite() && a.lr > 0.0) {
         return Err(input_err("--lr must be a positive number"));
     }
-    if !(0.0..=1.0).contains(&a.result_weight) {
-        return Err(input_err("--result-weight must be 0 to 1"));
-    }
-    let init = match &a.init {
-        Some(p) => Some(load_learned(p, a.variant).map_err(input_err)?),
-        None => None,
-    };
     let rules = RuleOptions::default();
     let weights = EvalWeights::default();
     let started = Instant::now();
@@ -159,17 +140,12 @@ pub fn tune_eval(a: TuneEvalArgs) -> Result<()> {
         write_atomic(p, &format_data(&data))?;
         eprintln!("wrote {} labelled positions to {}", data.len(), p.display());
     }
-    let mut e = match init {
-        Some(e) => LearnedEval::clone(&e),
-        None if a.threats => LearnedEval::with_threats(a.variant, a.hidden, a.seed),
-        None => LearnedEval::new(a.variant, a.hidden, a.seed),
-    };
+    let mut e = LearnedEval::new(a.variant, a.hidden, a.seed);
     let cfg = FitConfig {
         epochs: a.epochs,
         batch: a.batch,
         lr: a.lr,
         seed: a.seed,
-        result_weight: a.result_weight,
         ..FitConfig::default()
     };
     let fit_start = Instant::now();
@@ -189,18 +165,13 @@ pub fn tune_eval(a: TuneEvalArgs) -> Result<()> {
     Ok(())
 }
 
-/// Labelled positions as text: `FEN ; score ; result` a line, the result (for the side
-/// to move: 1, 0 or -1) left out for a game cut off before its end.
+/// Labelled positions as text: `FEN ; score` a line.
 fn format_data(data: &[Labelled]) -> String {
     let mut s = String::new();
     for d in data {
         s.push_str(&d.position.fen());
         s.push_str(" ; ");
         s.push_str(&d.score.to_string());
-        if let Some(r) = d.result {
-            s.push_str(" ; ");
-            s.push_str(&r.to_string());
-        }
         s.push('\n');
     }
     s
@@ -217,31 +188,9 @@ fn read_data(path: &Path, rules: RuleOptions, variant: Variant) -> Result<Vec<La
             continue;
         }
         let at = || format!("--data {} line {}", path.display(), i + 1);
-        let mut fields = line.split(';');
-        let (fen, score) = match (fields.next(), fields.next()) {
-            (Some(fen), Some(score)) => (fen, score),
-            _ => return Err(input_err(format!("{}: expected `FEN ; score`", at()))),
-        };
-        let result = match fields.next().map(str::trim) {
-            None => None,
-            Some(r) => match r {
-                "1" => Some(1),
-                "0" => Some(0),
-                "-1" => Some(-1),
-                _ => {
-                    return Err(input_err(format!(
-                        "{}: bad result `{r}` (1, 0 or -1 for the side to move)",
-                        at()
-                    )));
-                }
-            },
-        };
-        if fields.next().is_some() {
-            return Err(input_err(format!(
-                "{}: expected `FEN ; score` or `FEN ; score ; result`",
-                at()
-            )));
-        }
+        let (fen, score) = line
+            .rsplit_once(';')
+            .ok_or_else(|| input_err(format!("{}: expected `FEN ; score`", at())))?;
         let position = Position::from_fen(fen.trim(), rules)
             .map_err(|e| input_err(format!("{}: {e}", at())))?;
         if position.variant() != variant {
@@ -256,11 +205,7 @@ fn read_data(path: &Path, rules: RuleOptions, variant: Variant) -> Result<Vec<La
             .trim()
             .parse()
             .map_err(|_| input_err(format!("{}: bad score `{}`", at(), score.trim())))?;
-        out.push(Labelled {
-            position,
-            score,
-            result,
-        });
+        out.push(Labelled { position, score });
     }
     Ok(out)
 }

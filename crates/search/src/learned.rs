@@ -35,7 +35,7 @@ const MAGIC: &str = "fanorona-learned-eval";
 
 /// The newest file format, written by [`LearnedEval::to_text`]; every older one a release
 /// was made in stays readable.
-const FORMAT: u32 = 2;
+const FORMAT: u32 = 1;
 
 /// Most hidden units the engine's accumulated path handles; a larger network is computed
 /// whole at every leaf.
@@ -52,8 +52,6 @@ const QUANT: f32 = 65536.0;
 pub struct LearnedEval {
     pub(crate) variant: Variant,
     pub(crate) hidden: usize,
-    /// Whether it has the threat inputs (see [`LearnedEval::with_threats`]).
-    pub(crate) threats: bool,
     /// Inputs by hidden units, one row of `hidden` weights an input.
     pub(crate) w1: Vec<f32>,
     pub(crate) b1: Vec<f32>,
@@ -79,8 +77,6 @@ struct Packed {
     /// The dense inputs' rows of `w1`, by chunks of [`LANES`] units: a chunk's lanes of
     /// the first input, of the second, and so on.
     dense: Vec<f32>,
-    /// The threat inputs' rows of `w1` (none without them).
-    threat: Vec<f32>,
     b1: Vec<f32>,
     w2: Vec<f32>,
 }
@@ -205,26 +201,12 @@ impl LearnedEval {
     /// A network for `variant` with `hidden` units whose output is zero: it evaluates as
     /// the hand-written evaluation does until fitted.
     pub fn new(variant: Variant, hidden: usize, seed: u64) -> LearnedEval {
-        LearnedEval::with_inputs(variant, hidden, false, seed)
-    }
-
-    /// [`LearnedEval::new`] with the threat inputs too: for each point, whether the side
-    /// to move could capture the piece there with one step (whole runs), and whether the
-    /// other side could capture the side to move's piece there (first pieces), the two
-    /// maps the hand-written evaluation counts. They change with the whole position, so
-    /// they are added at each leaf, not kept along the path.
-    pub fn with_threats(variant: Variant, hidden: usize, seed: u64) -> LearnedEval {
-        LearnedEval::with_inputs(variant, hidden, true, seed)
-    }
-
-    fn with_inputs(variant: Variant, hidden: usize, threats: bool, seed: u64) -> LearnedEval {
-        let inputs = 2 * variant.points() + DENSE + if threats { 2 * variant.points() } else { 0 };
+        let inputs = 2 * variant.points() + DENSE;
         let mut rng = SmallRng::seed_from_u64(seed);
         let bound = (6.0 / (inputs as f32 / 8.0 + hidden as f32)).sqrt();
         let mut e = LearnedEval {
             variant,
             hidden,
-            threats,
             w1: (0..inputs * hidden)
                 .map(|_| rng.random_range(-bound..bound))
                 .collect(),
@@ -263,12 +245,6 @@ impl LearnedEval {
                         })
                     })
                     .collect()
-            },
-            threat: if self.threats {
-                let t0 = 2 * n + DENSE;
-                rows(t0..t0 + 2 * n).collect()
-            } else {
-                Vec::new()
             },
             b1: pad(&self.b1),
             w2: pad(&self.w2),
@@ -350,18 +326,7 @@ impl LearnedEval {
     /// A network with random weights throughout, every input mattering (for tests).
     #[cfg(test)]
     pub(crate) fn random(variant: Variant, hidden: usize, seed: u64) -> LearnedEval {
-        LearnedEval::random_with(variant, hidden, false, seed)
-    }
-
-    /// [`LearnedEval::random`], with the threat inputs or without.
-    #[cfg(test)]
-    pub(crate) fn random_with(
-        variant: Variant,
-        hidden: usize,
-        threats: bool,
-        seed: u64,
-    ) -> LearnedEval {
-        let mut e = LearnedEval::with_inputs(variant, hidden, threats, seed);
+        let mut e = LearnedEval::new(variant, hidden, seed);
         let mut rng = SmallRng::seed_from_u64(seed ^ 0x5EED);
         for x in e.w2.iter_mut().chain(e.b1.iter_mut()) {
             *x = rng.random_range(-1.0..1.0);
@@ -383,49 +348,7 @@ impl LearnedEval {
         self.hidden
     }
 
-    /// Whether it has the threat inputs ([`LearnedEval::with_threats`]).
-    pub fn has_threats(&self) -> bool {
-        self.threats
-    }
-
-    /// The threat inputs that are on, as indices of `w1`'s rows, in `me`'s view.
-    #[inline]
-    fn threat_inputs(
-        &self,
-        me: Color,
-        f: &StepFeatures,
-        mirror: bool,
-    ) -> impl Iterator<Item = usize> + use<> {
-        let v = self.variant;
-        let (w, n) = (v.width(), v.points());
-        let t0 = 2 * n + DENSE;
-        let on = if self.threats {
-            [f.hanging, f.attacked]
-        } else {
-            [Bitboard::EMPTY; 2]
-        };
-        on.into_iter().enumerate().flat_map(move |(k, b)| {
-            b.into_iter()
-                .map(move |p| t0 + k * n + view(p.index(), me, mirror, w, n))
-        })
-    }
-
-    /// `pos`'s inputs for this network, seen from the side to move (mirrored left to right
-    /// when `mirror`).
-    pub fn inputs(&self, pos: &Position, weights: &EvalWeights, mirror: bool) -> Features {
-        let mut x = LearnedEval::features(pos, weights, mirror);
-        if self.threats {
-            let f = pos.step_features();
-            x.board.extend(
-                self.threat_inputs(pos.side_to_move(), &f, mirror)
-                    .map(|i| i as u16),
-            );
-        }
-        x
-    }
-
-    /// `pos`'s piece and dense inputs, seen from the side to move (mirrored left to right
-    /// when `mirror`): [`LearnedEval::inputs`] of a network without threat inputs.
+    /// `pos`'s inputs, seen from the side to move (mirrored left to right when `mirror`).
     pub fn features(pos: &Position, weights: &EvalWeights, mirror: bool) -> Features {
         let f = pos.step_features();
         let hand = evaluate_with(pos, weights, &f) as f32;
@@ -503,15 +426,6 @@ impl LearnedEval {
         let f = pos.step_features();
         let hand = evaluate_with(pos, weights, &f) as f32;
         let dense = dense_inputs(pos, &f);
-        let mut threat = [0f32; MAX_ACC_HIDDEN];
-        for i in self.threat_inputs(pos.side_to_move(), &f, false) {
-            let t0 = 2 * self.variant.points() + DENSE;
-            let row = &k.threat[(i - t0) * width..(i - t0 + 1) * width];
-            for (a, b) in threat.iter_mut().zip(row) {
-                *a += b;
-            }
-        }
-        let (threat, _) = threat[..width].as_chunks::<LANES>();
         let sums = &acc.sums[pos.side_to_move().index()][..width];
         // Eight partial sums, so that the dot product runs in vector lanes (one running
         // sum of floats cannot be reordered by the compiler).
@@ -522,10 +436,10 @@ impl LearnedEval {
             k.b1.as_chunks::<LANES>(),
             k.w2.as_chunks::<LANES>(),
         );
-        for ((((s, b), w2), rows), t) in sums.iter().zip(b1).zip(w2).zip(dense_rows).zip(threat) {
+        for (((s, b), w2), rows) in sums.iter().zip(b1).zip(w2).zip(dense_rows) {
             let mut z = [0f32; LANES];
             for l in 0..LANES {
-                z[l] = b[l] + s[l] as f32 * (1.0 / QUANT) + t[l];
+                z[l] = b[l] + s[l] as f32 * (1.0 / QUANT);
             }
             for (j, d) in dense.iter().enumerate() {
                 for l in 0..LANES {
@@ -546,7 +460,7 @@ impl LearnedEval {
         if pos.variant() != self.variant {
             return crate::eval::evaluate(pos, weights);
         }
-        let x = self.inputs(pos, weights, false);
+        let x = LearnedEval::features(pos, weights, false);
         let y = self.output(&x, &mut vec![0.0; self.hidden]);
         (x.hand + 100.0 * y).round() as i32
     }
@@ -560,19 +474,13 @@ impl LearnedEval {
             .chain(std::iter::once(&mut self.b2))
     }
 
-    /// The network as text: [`MAGIC`] and [`FORMAT`], `variant NAME`, `hidden H`,
-    /// `inputs pieces` or `inputs pieces threats`, then the weights (w1 by input, b1, w2,
-    /// b2), one line each group.
+    /// The network as text: [`MAGIC`] and [`FORMAT`], `variant NAME`, `hidden H`, then the weights
+    /// (w1 by input, b1, w2, b2), one line each group.
     pub fn to_text(&self) -> String {
         let mut s = format!(
-            "{MAGIC} {FORMAT}\nvariant {}\nhidden {}\ninputs {}\n",
+            "{MAGIC} {FORMAT}\nvariant {}\nhidden {}\n",
             self.variant.name(),
-            self.hidden,
-            if self.threats {
-                "pieces threats"
-            } else {
-                "pieces"
-            }
+            self.hidden
         );
         for group in [&self.w1[..], &self.b1[..], &self.w2[..], &[self.b2][..]] {
             let mut first = true;
@@ -599,9 +507,8 @@ impl LearnedEval {
             .and_then(|l| l.trim().strip_prefix(MAGIC))
             .and_then(|v| v.trim().parse::<u32>().ok())
             .ok_or(LearnedEvalError::Magic)?;
-        // Format 1 (the releases of ba10c4c): no `inputs` line, the piece inputs alone.
-        // Format 2 added the line.
-        if !(1..=FORMAT).contains(&format) {
+        // Format 1 is the current one; a new format gets its own branch here.
+        if format != 1 {
             return Err(LearnedEvalError::Format(format));
         }
         let mut field = |name: &str| -> Result<String, LearnedEvalError> {
@@ -628,19 +535,6 @@ impl LearnedEval {
             .ok()
             .filter(|&h| (1..=1024).contains(&h))
             .ok_or_else(|| LearnedEvalError::Header(format!("hidden {hname} (1 to 1024)")))?;
-        let threats = if format >= 2 {
-            match field("inputs")?.as_str() {
-                "pieces" => false,
-                "pieces threats" => true,
-                other => {
-                    return Err(LearnedEvalError::Header(format!(
-                        "inputs {other} (`pieces` or `pieces threats`)"
-                    )));
-                }
-            }
-        } else {
-            false
-        };
         let mut values = Vec::new();
         for (index, word) in lines.flat_map(str::split_whitespace).enumerate() {
             match word.parse::<f32>() {
@@ -653,7 +547,7 @@ impl LearnedEval {
                 }
             }
         }
-        let mut e = LearnedEval::with_inputs(variant, hidden, threats, 0);
+        let mut e = LearnedEval::new(variant, hidden, 0);
         let expected = e.w1.len() + 2 * hidden + 1;
         if values.len() != expected {
             return Err(LearnedEvalError::Count {
@@ -775,13 +669,8 @@ pub(crate) mod tests {
     #[test]
     fn an_accumulator_updated_along_games_is_the_one_added_up_from_scratch() {
         let w = EvalWeights::default();
-        for (variant, threats) in [
-            (Variant::Dimy, false),
-            (Variant::Tsivy, false),
-            (Variant::Dimy, true),
-            (Variant::Tsivy, true),
-        ] {
-            let e = LearnedEval::random_with(variant, 24, threats, 5);
+        for variant in [Variant::Dimy, Variant::Tsivy] {
+            let e = LearnedEval::random(variant, 24, 5);
             let mut rng = SmallRng::seed_from_u64(6);
             for game in 0..8 {
                 let start = Position::start(variant, RuleOptions::default());
@@ -803,7 +692,7 @@ pub(crate) mod tests {
                     e.update(&first, &start, &mut far, &next, side);
                     assert_eq!(e.evaluate_acc(&next, &w, &far), e.evaluate(&next, &w));
                     assert_eq!(e.evaluate_acc(&next, &w, &child), e.evaluate(&next, &w));
-                    let x = e.inputs(&next, &w, false);
+                    let x = LearnedEval::features(&next, &w, false);
                     let y = e.output(&x, &mut [0.0; 24]);
                     let slow = (x.hand + 100.0 * y).round() as i32;
                     assert!((e.evaluate(&next, &w) - slow).abs() <= 1);
@@ -827,27 +716,11 @@ pub(crate) mod tests {
             Err(LearnedEvalError::Magic)
         );
         let text = e.to_text();
-        assert!(
-            text.starts_with("fanorona-learned-eval 2\nvariant dimy\nhidden 4\ninputs pieces\n")
-        );
+        assert!(text.starts_with("fanorona-learned-eval 1\n"));
         assert_eq!(
-            LearnedEval::from_text(&text.replacen("eval 2", "eval 7", 1)),
+            LearnedEval::from_text(&text.replacen("eval 1", "eval 7", 1)),
             Err(LearnedEvalError::Format(7))
         );
-        // Format 1 had no `inputs` line: the piece inputs alone.
-        let one = text
-            .replacen("eval 2", "eval 1", 1)
-            .replacen("inputs pieces\n", "", 1);
-        assert_eq!(LearnedEval::from_text(&one), Ok(e.clone()));
-        assert!(matches!(
-            LearnedEval::from_text(&text.replacen("inputs pieces", "inputs pawns", 1)),
-            Err(LearnedEvalError::Header(_))
-        ));
-        let t = LearnedEval::random_with(Variant::Dimy, 4, true, 3);
-        assert!(t.has_threats() && !e.has_threats());
-        assert_eq!(t.input_count(), 4 * 25 + DENSE);
-        assert!(t.to_text().contains("\ninputs pieces threats\n"));
-        assert_eq!(LearnedEval::from_text(&t.to_text()), Ok(t));
         let cut = &text[..text.rfind('\n').unwrap() - 6];
         assert!(matches!(
             LearnedEval::from_text(cut),

@@ -27,9 +27,6 @@ pub struct Labelled {
     pub position: Position,
     /// Its score for the side to move, in hundredths of a piece (or a mate score).
     pub score: i32,
-    /// How the game it was played in ended for the side to move (1 won, 0 drawn, -1
-    /// lost); `None` when the game was cut off before its end.
-    pub result: Option<i8>,
 }
 
 /// Settings of [`LearnedEval::fit`].
@@ -45,9 +42,6 @@ pub struct FitConfig {
     pub holdout: f32,
     /// Shuffling seed.
     pub seed: u64,
-    /// Weight of the game's result in a position's target, the rest the search's win
-    /// chance (positions of games cut off before their end keep the search's alone).
-    pub result_weight: f32,
 }
 
 impl Default for FitConfig {
@@ -58,7 +52,6 @@ impl Default for FitConfig {
             lr: 1e-3,
             holdout: 0.05,
             seed: 1,
-            result_weight: 0.0,
         }
     }
 }
@@ -95,27 +88,23 @@ impl LearnedEval {
         let mut order: Vec<usize> = (0..data.len()).collect();
         order.shuffle(&mut rng);
         let held = ((data.len() as f32 * cfg.holdout) as usize).min(data.len());
-        let w = cfg.result_weight.clamp(0.0, 1.0);
-        let target = |d: &Labelled| {
-            let search = sigmoid((d.score as f32).clamp(-CLAMP, CLAMP) / SCALE);
-            match d.result {
-                Some(r) => (1.0 - w) * search + w * (f32::from(r) + 1.0) / 2.0,
-                None => search,
-            }
-        };
+        let target = |s: i32| sigmoid((s as f32).clamp(-CLAMP, CLAMP) / SCALE);
         let mut train = Vec::with_capacity(2 * (data.len() - held));
         for &i in &order[held..] {
             let d = &data[i];
             for mirror in [false, true] {
-                let x = self.inputs(&d.position, weights, mirror);
-                train.push((x, target(d)));
+                let x = LearnedEval::features(&d.position, weights, mirror);
+                train.push((x, target(d.score)));
             }
         }
         let test: Vec<(Features, f32)> = order[..held]
             .iter()
             .map(|&i| {
                 let d = &data[i];
-                (self.inputs(&d.position, weights, false), target(d))
+                (
+                    LearnedEval::features(&d.position, weights, false),
+                    target(d.score),
+                )
             })
             .collect();
         let hand_loss = test
@@ -276,22 +265,16 @@ pub fn label_games(
                     judge.new_game();
                     let mut game = fanorona_rules::History::new(starts[i % starts.len()]);
                     let mut out = Vec::new();
-                    let mut outcome = None;
-                    for _ in 0..=cfg.max_turns {
+                    for _ in 0..cfg.max_turns {
                         let pos = *game.position();
                         let turns = pos.turns(fanorona_rules::TurnMode::Distinct);
-                        outcome = game.outcome();
-                        if turns.is_empty()
-                            || outcome.is_some()
-                            || out.len() as u32 == cfg.max_turns
-                        {
+                        if turns.is_empty() || game.outcome().is_some() {
                             break;
                         }
                         let score = judge.search(&game, &label).score;
                         out.push(Labelled {
                             position: pos,
                             score,
-                            result: None,
                         });
                         let turn = if rng.random_range(0..100) < cfg.explore_percent {
                             turns[rng.random_range(0..turns.len())]
@@ -299,19 +282,6 @@ pub fn label_games(
                             player.search(&game, &play).best.unwrap_or(turns[0])
                         };
                         game.play_unchecked(&turn);
-                    }
-                    if let Some(o) = outcome {
-                        for d in &mut out {
-                            d.result = Some(match o {
-                                fanorona_rules::Outcome::Draw => 0,
-                                fanorona_rules::Outcome::Win(c)
-                                    if c == d.position.side_to_move() =>
-                                {
-                                    1
-                                }
-                                fanorona_rules::Outcome::Win(_) => -1,
-                            });
-                        }
                     }
                     if tx.send((i, out)).is_err() {
                         break;
@@ -396,79 +366,6 @@ mod tests {
     }
 
     #[test]
-    fn positions_carry_their_games_result_unless_the_game_was_cut_off() {
-        let starts = positions(2, 9);
-        let whole = LabelConfig {
-            games: 2,
-            play_depth: 1,
-            label_depth: 1,
-            explore_percent: 0,
-            max_turns: 400,
-            ..LabelConfig::default()
-        };
-        let data = label_games(&starts, &whole, None, 1, &mut |_| {});
-        // Every position has a result, and within a game the side to move's result
-        // flips with the side (the first game starts at starts[0]).
-        assert!(data.iter().all(|d| d.result.is_some()));
-        let second = data
-            .iter()
-            .skip(1)
-            .position(|d| d.position == starts[1])
-            .map_or(data.len(), |i| i + 1);
-        let first = &data[0];
-        for d in &data[..second] {
-            let r = d.result.unwrap();
-            if d.position.side_to_move() == first.position.side_to_move() {
-                assert_eq!(r, first.result.unwrap());
-            } else {
-                assert_eq!(r, -first.result.unwrap());
-            }
-        }
-        let cut = LabelConfig {
-            max_turns: 3,
-            ..whole
-        };
-        let data = label_games(&starts, &cut, None, 1, &mut |_| {});
-        assert_eq!(data.len(), 6);
-        assert!(data.iter().all(|d| d.result.is_none()));
-    }
-
-    #[test]
-    fn the_result_weight_moves_the_targets_from_the_scores_to_the_results() {
-        // Every position scored half a piece behind by the search, yet won: fitted to the
-        // scores the evaluation says behind, fitted to the results ahead.
-        let w = EvalWeights::default();
-        let data: Vec<Labelled> = positions(300, 3)
-            .into_iter()
-            .map(|p| Labelled {
-                score: crate::evaluate(&p, &w) - 50,
-                position: p,
-                result: Some(1),
-            })
-            .collect();
-        let mean_correction = |result_weight: f32| {
-            let mut e = LearnedEval::new(Variant::Dimy, 8, 1);
-            let cfg = FitConfig {
-                epochs: 20,
-                batch: 32,
-                lr: 3e-3,
-                holdout: 0.1,
-                seed: 1,
-                result_weight,
-            };
-            e.fit(&data, &w, &cfg, &mut |_, _| {});
-            data.iter()
-                .map(|d| e.evaluate(&d.position, &w) - crate::evaluate(&d.position, &w))
-                .sum::<i32>() as f64
-                / data.len() as f64
-        };
-        let scores = mean_correction(0.0);
-        let results = mean_correction(1.0);
-        assert!((-70.0..-30.0).contains(&scores), "{scores}");
-        assert!(results > 100.0, "{results}");
-    }
-
-    #[test]
     fn fitting_learns_a_correction_the_hand_evaluation_lacks() {
         // Labels: the hand evaluation plus half a piece for each own piece on the first
         // row seen from the side to move. The fit must get closer than the hand alone.
@@ -481,7 +378,6 @@ mod tests {
                 Labelled {
                     score: crate::evaluate(&p, &w) + 50 * row,
                     position: p,
-                    result: None,
                 }
             })
             .collect();
@@ -492,7 +388,6 @@ mod tests {
             lr: 3e-3,
             holdout: 0.2,
             seed: 1,
-            result_weight: 0.0,
         };
         let mut passes = 0;
         let r = e.fit(&data, &w, &cfg, &mut |_, _| passes += 1);
