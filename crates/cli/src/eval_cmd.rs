@@ -120,8 +120,18 @@ pub fn tune_eval(a: TuneEvalArgs) -> Result<()> {
                 Some(p) => Some(load_learned(p, a.variant).map_err(input_err)?),
                 None => None,
             };
+            // A hidden bar (stderr not a terminal: a log file) shows nothing, so a long
+            // run says where it is a line each tenth of the games.
+            let tenth = a.games.div_ceil(10);
             let data = label_games(&starts, &cfg, eval.as_ref(), threads, &mut |n| {
-                bar.set_position(n as u64)
+                bar.set_position(n as u64);
+                if bar.is_hidden() && n % tenth == 0 && n < a.games {
+                    eprintln!(
+                        "labelled {n}/{} games, {:.0} s",
+                        a.games,
+                        started.elapsed().as_secs_f64()
+                    );
+                }
             });
             bar.finish_and_clear();
             eprintln!(

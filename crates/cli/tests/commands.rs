@@ -1808,6 +1808,8 @@ fn tune_eval_then_alpha_beta_plays_with_it() {
     let o = fanorona(&[&fit[..], &["--out", &eval, "--save-data", &data]].concat());
     assert!(o.status.success(), "{}", stderr(&o));
     assert!(stderr(&o).contains("held-out loss"), "{}", stderr(&o));
+    // Not a terminal: the progress comes as lines.
+    assert!(stderr(&o).contains("labelled 3/6 games"), "{}", stderr(&o));
     let text = std::fs::read_to_string(&eval).unwrap();
     assert!(text.starts_with("fanorona-learned-eval 1\nvariant dimy\nhidden 8\n"));
     // The saved labels fit again without playing, to the same network.
