@@ -119,7 +119,7 @@ pub(crate) fn analyse_fanorona(pos: &Position, spec: &EngineSpec) -> Result<Anal
 /// A telo position answered by a network and search.
 pub(crate) fn analyse_telo_mcts(pos: &TeloPosition, spec: &EngineSpec) -> Result<Analysis> {
     let start = Instant::now();
-    let (action, wdl, sims) = crate::train_cmd::telo_mcts(spec, pos)?;
+    let (action, wdl, sims) = crate::engine::search_telo(spec, pos)?;
     let best = action
         .and_then(fanorona_rules::game::telo_action_from_index)
         .map(|m| pos.format_move(m));

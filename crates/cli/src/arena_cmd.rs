@@ -244,7 +244,7 @@ pub fn arena(a: ArenaArgs) -> Result<()> {
 /// Whether a gauntlet's folder is a warm start's snapshots (`<run>/warm`).
 fn is_warm(run: &std::path::Path) -> bool {
     run.file_name()
-        .is_some_and(|n| n == fanorona_train::run::WARM_DIR)
+        .is_some_and(|n| n == fanorona_train::WARM_DIR)
 }
 
 /// Where games start (a book, one position, or the traditional openings), and the

@@ -5,10 +5,8 @@ use anyhow::{Context, Result};
 use clap::Args;
 pub use fanorona_rules::AnyPosition;
 use fanorona_rules::notation::{format_turn, parse_turn, split_game};
-use fanorona_rules::telo::TeloPosition;
 use fanorona_rules::{
-    History, PointStyle, Position, RuleOptions, TurnMode, Variant, divide, perft as count,
-    telo_perft,
+    History, PointStyle, RuleOptions, TurnMode, Variant, divide, perft as count, telo_perft,
 };
 use std::time::Instant;
 
@@ -40,32 +38,22 @@ impl PositionArgs {
     /// The position: the FEN if given (checked against `--variant`), else the start.
     pub fn position(&self) -> Result<AnyPosition> {
         let rules = self.rule_options()?;
-        let variant = match &self.fen {
-            Some(fen) => {
-                let setup = fanorona_rules::Setup::from_fen(fen).map_err(input_err)?;
-                let v = setup.variant();
-                if let Some(want) = self.variant
-                    && want != v
-                {
-                    return Err(input_err(format!(
-                        "--variant {want} does not match the FEN `{fen}`, which is a {v} board"
-                    )));
-                }
-                v
-            }
-            None => self.variant.unwrap_or(Variant::Tsivy),
+        let Some(fen) = &self.fen else {
+            return Ok(AnyPosition::start(
+                self.variant.unwrap_or(Variant::Tsivy),
+                rules,
+            ));
         };
-        let fen = self
-            .fen
-            .clone()
-            .unwrap_or_else(|| variant.start_fen().to_string());
-        Ok(if variant == Variant::Telo {
-            AnyPosition::Telo(TeloPosition::from_fen(&fen, rules).map_err(input_err)?)
-        } else if self.fen.is_none() {
-            AnyPosition::Fanorona(Position::start(variant, rules))
-        } else {
-            AnyPosition::Fanorona(Position::from_fen(&fen, rules).map_err(input_err)?)
-        })
+        let p = AnyPosition::from_fen(fen, rules).map_err(input_err)?;
+        let v = p.variant();
+        if let Some(want) = self.variant
+            && want != v
+        {
+            return Err(input_err(format!(
+                "--variant {want} does not match the FEN `{fen}`, which is a {v} board"
+            )));
+        }
+        Ok(p)
     }
 }
 

@@ -14,10 +14,10 @@ use axum::response::{IntoResponse, Response};
 use axum::routing::{get, post};
 use clap::Args;
 use fanorona_nn::checkpoint;
-use fanorona_nn::spec::{Blend, Guard, NetSource};
+use fanorona_nn::spec::NetSource;
 use fanorona_rules::notation::{format_turn, parse_turn};
-use fanorona_rules::telo::{TeloPosition, TeloSolution};
-use fanorona_rules::{Game, Outcome, PointStyle, Position, RuleOptions, TurnMode, Variant};
+use fanorona_rules::telo::TeloSolution;
+use fanorona_rules::{AnyPosition, Game, Outcome, PointStyle, RuleOptions, TurnMode, Variant};
 use fanorona_search::Analysis;
 use serde_json::{Value, json};
 use std::collections::HashMap;
@@ -185,17 +185,9 @@ fn rules_of(text: Option<&str>) -> std::result::Result<RuleOptions, ApiError> {
     Ok(rules)
 }
 
-enum Pos {
-    Fanorona(Position),
-    Telo(TeloPosition),
-}
-
-fn position(fen: &str, rules: RuleOptions) -> std::result::Result<Pos, ApiError> {
-    match fanorona_rules::AnyPosition::from_fen(fen.trim(), rules) {
-        Ok(crate::rules_cmds::AnyPosition::Fanorona(p)) => Ok(Pos::Fanorona(p)),
-        Ok(crate::rules_cmds::AnyPosition::Telo(t)) => Ok(Pos::Telo(t)),
-        Err(e) => Err(ApiError::bad(format!("fen `{}`: {e}", fen.trim()))),
-    }
+fn position(fen: &str, rules: RuleOptions) -> std::result::Result<AnyPosition, ApiError> {
+    AnyPosition::from_fen(fen.trim(), rules)
+        .map_err(|e| ApiError::bad(format!("fen `{}`: {e}", fen.trim())))
 }
 
 fn result_name(o: Option<Outcome>) -> &'static str {
@@ -226,10 +218,14 @@ async fn info(State(s): State<Arc<ServerState>>) -> ApiResult {
             )
         })
         .collect();
-    let starts: HashMap<&str, String> = [Variant::Tsivy, Variant::Dimy]
+    let starts: HashMap<&str, String> = [Variant::Tsivy, Variant::Dimy, Variant::Telo]
         .into_iter()
-        .map(|v| (v.name(), Position::start(v, RuleOptions::default()).fen()))
-        .chain([("telo", TeloPosition::start(RuleOptions::default()).fen())])
+        .map(|v| {
+            (
+                v.name(),
+                AnyPosition::start(v, RuleOptions::default()).fen(),
+            )
+        })
         .collect();
     Ok(axum::Json(json!({
         "engine": s.engine,
@@ -251,7 +247,7 @@ async fn legal(Query(q): Params) -> ApiResult {
     };
     blocking(move || {
         Ok(match position(&fen, rules)? {
-            Pos::Fanorona(p) => {
+            AnyPosition::Fanorona(p) => {
                 let turns: Vec<String> = if p.outcome().is_some() {
                     Vec::new()
                 } else {
@@ -276,7 +272,7 @@ async fn legal(Query(q): Params) -> ApiResult {
                     "vela_phase": p.vela_phase().map(|c| c.name()),
                 })
             }
-            Pos::Telo(t) => {
+            AnyPosition::Telo(t) => {
                 let turns: Vec<String> = if t.outcome().is_some() {
                     Vec::new()
                 } else {
@@ -322,7 +318,7 @@ async fn play(body: String) -> ApiResult {
     let turn = field(&v, "turn")?.to_string();
     let rules = rules_of(v.get("rules").and_then(Value::as_str))?;
     blocking(move || match position(&fen, rules)? {
-        Pos::Fanorona(mut p) => {
+        AnyPosition::Fanorona(mut p) => {
             if p.outcome().is_some() {
                 return Err(ApiError::bad(format!("fen `{fen}`: the game is over")));
             }
@@ -331,7 +327,7 @@ async fn play(body: String) -> ApiResult {
             p.play_unchecked(&t);
             Ok(json!({ "fen": p.fen(), "turn": text, "result": result_name(p.outcome()) }))
         }
-        Pos::Telo(mut t) => {
+        AnyPosition::Telo(mut t) => {
             if t.outcome().is_some() {
                 return Err(ApiError::bad(format!("fen `{fen}`: the game is over")));
             }
@@ -345,56 +341,23 @@ async fn play(body: String) -> ApiResult {
 }
 
 /// The spec with the server's time cap applied.
-fn capped(spec: EngineSpec, cap: Duration) -> EngineSpec {
+fn capped(mut spec: EngineSpec, cap: Duration) -> EngineSpec {
     let clamp = |t: Option<Duration>| Some(t.map_or(cap, |t| t.min(cap)));
-    match spec {
-        EngineSpec::Ab {
-            cfg,
-            mut limits,
-            eval,
-            tb,
-        } => {
-            limits.time = clamp(limits.time);
-            EngineSpec::Ab {
-                cfg,
-                limits,
-                eval,
-                tb,
-            }
-        }
+    match &mut spec {
+        EngineSpec::Ab { limits, .. } => limits.time = clamp(limits.time),
         // Gumbel plans its simulations in advance: cap those instead of the time.
         EngineSpec::Mcts {
-            ckpt,
-            sims,
-            time,
-            search,
-            seed,
-            blend,
-            reuse,
-            guard,
-            ab_eval,
-            tb,
+            sims, time, search, ..
         } => {
-            let gumbel = search.gumbel.is_some();
-            EngineSpec::Mcts {
-                ckpt,
-                sims: if gumbel {
-                    sims.min(MAX_GUMBEL_SIMS)
-                } else {
-                    sims
-                },
-                time: if gumbel { time } else { clamp(time) },
-                search,
-                seed,
-                blend,
-                reuse,
-                guard,
-                ab_eval,
-                tb,
+            if search.named("gumbel") == Some("true") {
+                *sims = (*sims).min(MAX_GUMBEL_SIMS);
+            } else {
+                *time = clamp(*time);
             }
         }
-        other => other,
+        EngineSpec::Random { .. } => {}
     }
+    spec
 }
 
 /// `GET /api/analyze?fen=F[&engine=SPEC][&rules=R]`: the fields of `fanorona analyze --json`.
@@ -412,18 +375,20 @@ async fn analyze_route(State(s): State<Arc<ServerState>>, Query(q): Params) -> A
     blocking(move || {
         let pos = position(&fen, rules)?;
         let tb = match &pos {
-            Pos::Fanorona(p) => crate::tb_cmd::tb_json(p, None),
-            Pos::Telo(_) => None,
+            AnyPosition::Fanorona(p) => crate::tb_cmd::tb_json(p, None),
+            AnyPosition::Telo(_) => None,
         };
         let a: Analysis = match pos {
-            Pos::Fanorona(p) => {
+            AnyPosition::Fanorona(p) => {
                 analyze::analyse_fanorona(&p, &spec).map_err(|e| ApiError::bad(format!("{e:#}")))?
             }
-            Pos::Telo(t) if spec.has_network(Variant::Telo) => {
+            AnyPosition::Telo(t) if spec.has_network(Variant::Telo) => {
                 analyze::analyse_telo_mcts(&t, &spec)
                     .map_err(|e| ApiError::bad(format!("{e:#}")))?
             }
-            Pos::Telo(t) => analyze::analyse_telo(&t, s.telo.get_or_init(TeloSolution::solve)),
+            AnyPosition::Telo(t) => {
+                analyze::analyse_telo(&t, s.telo.get_or_init(TeloSolution::solve))
+            }
         };
         let mut v = a.to_json();
         v["engine"] = json!(engine);
@@ -447,18 +412,7 @@ async fn net(Query(q): Params) -> ApiResult {
         Some(d) => NetSource::Dir(d.into()),
     };
     blocking(move || {
-        let spec = EngineSpec::Mcts {
-            ckpt,
-            sims: 1,
-            time: None,
-            search: Default::default(),
-            seed: 0,
-            blend: Blend::Off,
-            reuse: false,
-            guard: Guard::Off,
-            ab_eval: fanorona_nn::spec::AbEval::Off,
-            tb: None,
-        };
+        let spec = EngineSpec::network(ckpt, 1);
         fn evaluate<G: fanorona_sim::Encode>(
             g: &G,
             spec: &EngineSpec,
@@ -487,8 +441,8 @@ async fn net(Query(q): Params) -> ApiResult {
             }))
         }
         match position(&fen, rules)? {
-            Pos::Fanorona(p) => evaluate(&p, &spec),
-            Pos::Telo(t) => evaluate(&t, &spec),
+            AnyPosition::Fanorona(p) => evaluate(&p, &spec),
+            AnyPosition::Telo(t) => evaluate(&t, &spec),
         }
     })
     .await
@@ -503,8 +457,7 @@ fn start_fen(v: &str, rules: RuleOptions) -> std::result::Result<String, ApiErro
         Variant::Telo if rules.vela.is_some() => {
             return Err(ApiError::bad("rules: telo has no vela"));
         }
-        Variant::Telo => TeloPosition::start(rules).fen(),
-        v => Position::start(v, rules).fen(),
+        v => AnyPosition::start(v, rules).fen(),
     })
 }
 
@@ -544,7 +497,7 @@ async fn replay(body: String) -> ApiResult {
         let mut fens = Vec::new();
         let mut texts = Vec::new();
         let result = match (position(&fen, rules)?, moves) {
-            (Pos::Fanorona(mut p), Moves::Turns(turns)) => {
+            (AnyPosition::Fanorona(mut p), Moves::Turns(turns)) => {
                 fens.push(p.fen());
                 for (i, text) in turns.iter().enumerate() {
                     let t = parse_turn(&p, text)
@@ -555,7 +508,7 @@ async fn replay(body: String) -> ApiResult {
                 }
                 result_name(p.outcome())
             }
-            (Pos::Fanorona(mut p), Moves::Actions(actions)) => {
+            (AnyPosition::Fanorona(mut p), Moves::Actions(actions)) => {
                 fens.push(p.fen());
                 let points = p.variant().points();
                 let mut step = p;
@@ -587,7 +540,7 @@ async fn replay(body: String) -> ApiResult {
                 }
                 result_name(p.outcome())
             }
-            (Pos::Telo(mut t), moves) => {
+            (AnyPosition::Telo(mut t), moves) => {
                 fens.push(t.fen());
                 let n = match &moves {
                     Moves::Turns(v) => v.len(),

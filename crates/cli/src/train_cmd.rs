@@ -4,10 +4,10 @@ use crate::engine::EngineSpec;
 use crate::input_err;
 use anyhow::Result;
 use clap::Args;
-use fanorona_nn::spec::{Blend, Guard};
-use fanorona_rules::telo::{TeloPosition, TeloSolution, TeloValue};
-use fanorona_rules::{RuleOptions, Variant};
-use fanorona_search::{Mcts, MctsConfig};
+use fanorona_nn::spec::NetSource;
+use fanorona_rules::Variant;
+use fanorona_rules::telo::TeloSolution;
+use fanorona_search::judge::judge_telo;
 use fanorona_train::{RunOptions, TrainConfig};
 use indicatif::{ProgressBar, ProgressStyle};
 use std::path::PathBuf;
@@ -128,49 +128,6 @@ pub fn train(a: TrainArgs) -> Result<()> {
     Ok(())
 }
 
-/// The move an `mcts` spec chooses in a telo position, and the root's WDL.
-pub fn telo_mcts(spec: &EngineSpec, pos: &TeloPosition) -> Result<(Option<usize>, [f32; 3], u32)> {
-    let EngineSpec::Mcts {
-        sims,
-        time,
-        search,
-        seed,
-        blend,
-        guard,
-        ..
-    } = spec
-    else {
-        anyhow::bail!("not an mcts spec");
-    };
-    // Telo has no blend by default (`Blend::config`); one named in the spec is refused.
-    if matches!(blend, Blend::On(_)) {
-        return Err(crate::input_err(
-            "blend= mixes in the alpha-beta engine, which plays tsivy and dimy only, not telo",
-        ));
-    }
-    if matches!(guard, Guard::On(_)) {
-        return Err(crate::input_err(
-            "guard= judges turns with the alpha-beta engine, which plays tsivy and dimy only, not telo",
-        ));
-    }
-    let mut eval = crate::engine::evaluator(spec, Variant::Telo)?;
-    let mut tree = Mcts::new(*pos, *search, *seed);
-    match time {
-        None => tree.run(&mut eval, *sims),
-        Some(t) => {
-            let end = std::time::Instant::now() + *t;
-            while std::time::Instant::now() < end && tree.visits() < *sims {
-                let before = tree.visits();
-                tree.run(&mut eval, 16);
-                if tree.visits() == before {
-                    break;
-                }
-            }
-        }
-    }
-    Ok((tree.choose(0.0), tree.value(), tree.visits()))
-}
-
 /// `fanorona oracle`.
 #[derive(Args, Debug)]
 pub struct OracleArgs {
@@ -188,94 +145,24 @@ pub struct OracleArgs {
 /// Judges a telo network + search against the exact solver on every reachable position
 /// that is not lost for the side to move.
 pub fn oracle(a: OracleArgs) -> Result<()> {
-    let spec = EngineSpec::Mcts {
-        ckpt: fanorona_nn::spec::NetSource::Dir(a.checkpoint.clone()),
-        sims: a.sims,
-        time: None,
-        search: Default::default(),
-        seed: 0,
-        blend: Blend::Off,
-        reuse: false,
-        guard: Guard::Off,
-        ab_eval: fanorona_nn::spec::AbEval::Off,
-        tb: None,
-    };
+    let spec = EngineSpec::network(NetSource::Dir(a.checkpoint.clone()), a.sims);
     // Fail early, with the checkpoint's own error, if it is not a telo network.
     let mut eval = crate::engine::evaluator(&spec, Variant::Telo)?;
-    let solution = TeloSolution::solve();
-    // Every position reachable from the start (by board and side to move).
-    let start = TeloPosition::start(RuleOptions::default());
-    let mut seen = std::collections::HashSet::new();
-    let mut queue = vec![start];
-    let mut positions = Vec::new();
-    seen.insert(start.hash());
-    while let Some(p) = queue.pop() {
-        if p.outcome().is_some() {
-            continue;
-        }
-        positions.push(p);
-        for m in p.moves() {
-            let mut c = p;
-            c.play_unchecked(m);
-            if seen.insert(c.hash()) {
-                queue.push(c);
-            }
-        }
-    }
-    // The solver ignores the draw clock, so the network is asked with the clock at zero
-    // (a position's clock depends only on the path that reached it).
-    let positions: Vec<TeloPosition> = positions
-        .iter()
-        .map(|p| {
-            let board = p.fen();
-            let mut f = board.split(' ');
-            let fen = format!(
-                "{} {} 0 {}",
-                f.next().unwrap_or(""),
-                f.next().unwrap_or("w"),
-                p.ply()
-            );
-            TeloPosition::from_fen(&fen, RuleOptions::default()).expect("a position we wrote")
-        })
-        .collect();
-    let judged: Vec<&TeloPosition> = positions
-        .iter()
-        .filter(|p| !matches!(solution.value(p), TeloValue::Loss(_)))
-        .collect();
-    let mut good = 0;
-    let mut bad_examples = Vec::new();
-    for p in &judged {
-        let mut tree = Mcts::new(**p, MctsConfig::default(), 0);
-        tree.run(&mut eval, a.sims);
-        let Some(action) = tree.choose(0.0) else {
-            continue;
-        };
-        let m = fanorona_rules::game::telo_action_from_index(action).expect("a legal telo action");
-        if solution.value_preserving_moves(p).contains(&m) {
-            good += 1;
-        } else if bad_examples.len() < 5 {
-            bad_examples.push(format!(
-                "{} plays {} ({})",
-                p.fen(),
-                p.format_move(m),
-                solution.value(p)
-            ));
-        }
-    }
-    let share = good as f64 / judged.len().max(1) as f64;
+    let j = judge_telo(&mut eval, a.sims, &TeloSolution::solve());
     if a.json {
         println!(
             "{}",
-            serde_json::json!({"positions": judged.len(), "value_preserving": good, "share": share, "sims": a.sims})
+            serde_json::json!({"positions": j.positions, "value_preserving": j.value_preserving, "share": j.share(), "sims": a.sims})
         );
     } else {
         println!(
-            "{good} of {} reachable positions that are not lost: value-preserving move ({:.2} %), {} simulations each",
-            judged.len(),
-            100.0 * share,
+            "{} of {} reachable positions that are not lost: value-preserving move ({:.2} %), {} simulations each",
+            j.value_preserving,
+            j.positions,
+            100.0 * j.share(),
             a.sims
         );
-        for b in bad_examples {
+        for b in j.mistakes {
             println!("  mistake: {b}");
         }
     }

@@ -2,6 +2,7 @@
 
 use crate::evaluator::NetEvaluator;
 use fanorona_rules::game::{action_from_index, action_index};
+use fanorona_rules::telo::TeloPosition;
 use fanorona_rules::{Game, History, Position};
 use fanorona_search::{
     AbBlend, BlendConfig, Choice, GuardConfig, LearnedEval, Mcts, MctsConfig, Oracle, Player,
@@ -27,11 +28,6 @@ impl MctsBudget {
         MctsBudget { sims, time: None }
     }
 }
-
-/// Simulations run between two looks at the clock in a timed search.
-const TIMED_CHUNK: u32 = 16;
-/// The least a decision searches, even when its time is spent.
-const MIN_SIMS: u32 = 8;
 
 /// The most of a timed turn the guard may spend deepening its judgement (its 2-turn pass
 /// always completes): the rest is the network's. At 50 ms a turn a fixed 8-turn tsivy
@@ -206,26 +202,9 @@ impl MctsPlayer {
     }
 
     /// Searches one decision: `sims` simulations, or with a time budget until `deadline`
-    /// (at least [`MIN_SIMS`], at most `sims`).
+    /// ([`Mcts::run_budget`]).
     fn search_decision(&mut self, tree: &mut Mcts<Position>, deadline: Option<Instant>) {
-        match deadline {
-            None => tree.run(&mut self.eval, self.budget.sims),
-            Some(deadline) => {
-                let start = tree.visits();
-                let cap = start.saturating_add(self.budget.sims);
-                loop {
-                    let done = tree.visits() - start;
-                    if tree.visits() >= cap || (done >= MIN_SIMS && Instant::now() >= deadline) {
-                        break;
-                    }
-                    let before = tree.visits();
-                    tree.run(&mut self.eval, TIMED_CHUNK.min(cap - tree.visits()));
-                    if tree.visits() == before {
-                        break; // a solved root: nothing more to search
-                    }
-                }
-            }
-        }
+        tree.run_budget(&mut self.eval, self.budget.sims, deadline);
     }
 
     /// Searches one turn from `tree`'s root, along one of `sound` (the guard's turns as
@@ -276,6 +255,24 @@ impl MctsPlayer {
         }
         (actions, value, sims, tree)
     }
+}
+
+/// A telo position searched within `budget` (telo's turns are single decisions): the
+/// action chosen, the root's win/draw/loss for the side to move, and the simulations run.
+pub fn search_telo(
+    mut eval: NetEvaluator,
+    cfg: MctsConfig,
+    budget: MctsBudget,
+    seed: u64,
+    pos: &TeloPosition,
+) -> (Option<usize>, [f32; 3], u32) {
+    let mut tree = Mcts::new(*pos, cfg, seed);
+    tree.run_budget(
+        &mut eval,
+        budget.sims,
+        budget.time.map(|t| Instant::now() + t),
+    );
+    (tree.choose(0.0), tree.value(), tree.visits())
 }
 
 impl Player for MctsPlayer {

@@ -1,15 +1,14 @@
 //! Player specs: `ab:depth=8`, `ab:time=1s`, `ab:nodes=100000,hash=64`, `random`,
 //! `random:seed=3`, `mcts:ckpt=DIR,sims=400` (`ckpt=none`: a fresh network; no `ckpt`:
 //! the release network of the variant), `mcts:ckpt=DIR,time=200ms` (a time per turn, as
-//! `ab:time=`; leaf values half the network's, half a 3-turn alpha-beta search's unless
-//! `blend=0`: `blend=D` searches D turns, `blend_weight=W` sets the search's share,
-//! `blend_scale=S` the score in hundredths of a piece that counts as a 73 % win),
-//! `mcts:guard=4` (only turns a 4-turn alpha-beta search scores within `guard_margin=`
-//! hundredths of a piece of the best, default 50; without `guard=`,
-//! [`GuardConfig::player`]: on a clock the best turns only, as deep as the time allows;
-//! otherwise 8 turns; `guard=0`: every turn). The search's settings and their ranges are
-//! [`fanorona_search::settings`]'s, the same as the training config's `[selfplay]`. One parser and the one player factory, beside the players:
-//! the arena, `play`, `analyze` and `serve` all build their players here.
+//! `ab:time=`). An `mcts` spec's other options are the search's settings, declared once
+//! in [`fanorona_search::settings::OPTIONS`] with their ranges (the training config's
+//! `[selfplay]` reads the same names), over the players' preset
+//! [`SearchSettings::player`]: leaf values half the network's, half a 3-turn alpha-beta
+//! search's unless `blend=0`; a guard (on a clock the best turns only, as deep as the
+//! time allows; otherwise 8 turns within `guard_margin=50`; `guard=0`: every turn).
+//! One parser and the one player factory, beside the players: the arena, `play`,
+//! `analyze` and `serve` all build their players here.
 
 /// A spec that cannot be used, with the reason (naming the spec).
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
@@ -26,41 +25,19 @@ use crate::{MctsBudget, MctsPlayer, NetConfig, NetEvaluator, checkpoint};
 use burn::module::Module;
 use burn::prelude::Device;
 use fanorona_rules::Variant;
-use fanorona_search::settings::{MAX_GUARD_DEPTH, PLAYER_BLEND_DEPTH};
+use fanorona_rules::telo::TeloPosition;
+use fanorona_search::settings::{self, AbSettings, Overrides};
 use fanorona_search::{
-    AbConfig, AbPlayer, BlendConfig, GuardConfig, LearnedEval, Limits, MctsConfig, Player,
-    RandomPlayer, SearchSettings,
+    AbConfig, AbPlayer, LearnedEval, Limits, Player, RandomPlayer, SearchSettings,
 };
 use fanorona_tb::Tablebase;
 use std::sync::Arc;
 use std::time::Duration;
 
-/// Whether an `mcts` player mixes a shallow alpha-beta search into its leaf values.
-#[derive(Clone, Copy, Debug, PartialEq)]
-pub enum Blend {
-    /// The spec names none: the players' blend ([`BlendConfig::player`]).
-    Default,
-    /// `blend=0`: the network's values alone.
-    Off,
-    /// Named by the spec (`blend=D`, `blend_weight=W`).
-    On(BlendConfig),
-}
-
-impl Blend {
-    /// The blend a player of `variant` searches with.
-    pub fn config(self, variant: Variant) -> Option<BlendConfig> {
-        match self {
-            Blend::Default => BlendConfig::player(variant),
-            Blend::Off => None,
-            Blend::On(b) => Some(b),
-        }
-    }
-}
-
 /// Which evaluation an `mcts` player's alpha-beta searches (its guard's and its blend's)
 /// use.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub enum AbEval {
+pub enum AbEvalSource {
     /// The spec names none: the learned evaluation that comes with the network, the
     /// [`checkpoint::EVAL_FILE`] of its checkpoint folder when there is one (the release
     /// folders have one), else the hand-written evaluation.
@@ -69,28 +46,6 @@ pub enum AbEval {
     Off,
     /// `ab_eval=FILE` (or `ab_eval=release`: the release folder's).
     File(std::path::PathBuf),
-}
-
-/// Whether an `mcts` player chooses only among the turns an alpha-beta search finds sound.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Guard {
-    /// The spec names none: the players' guard ([`GuardConfig::player`]).
-    Default,
-    /// `guard=0`: every legal turn.
-    Off,
-    /// Named by the spec (`guard=D`, `guard_margin=M`).
-    On(GuardConfig),
-}
-
-impl Guard {
-    /// The guard a player of `variant` chooses with, on a clock or not (`timed`).
-    pub fn config(self, variant: Variant, timed: bool) -> Option<GuardConfig> {
-        match self {
-            Guard::Default => GuardConfig::player(variant, timed),
-            Guard::Off => None,
-            Guard::On(g) => Some(g),
-        }
-    }
 }
 
 /// A parsed engine spec.
@@ -122,25 +77,16 @@ pub enum EngineSpec {
         sims: u32,
         /// Time per turn (its decisions share it), as `ab:time=`.
         time: Option<Duration>,
-        /// The search's settings: [`MctsConfig::player`] and what the spec changes:
-        /// `gumbel=true` (Gumbel root search), `solver=true` (`MctsConfig::solver`),
-        /// `minimax=ALPHA` (`MctsConfig::minimax_weight`), `c_puct=`, `fpu=`
-        /// (`fpu_reduction`), `ptemp=` (`policy_temperature`), `batch=` (leaves per
-        /// network call).
-        search: MctsConfig,
+        /// The search's settings the spec names (`guard=4`, `ptemp=2`, ...), applied
+        /// over the players' preset once the board is known ([`EngineSpec::settings`]).
+        search: Overrides,
         /// Seed (tie breaks, Gumbel noise).
         seed: u64,
-        /// Leaf values mixed with a shallow alpha-beta search's (`blend=DEPTH`,
-        /// `blend_weight=W`; `blend=0`: the network alone).
-        blend: Blend,
         /// Keep the tree from one turn to the next (`reuse=true`; `MctsPlayer::with_reuse`).
         reuse: bool,
-        /// Choose only among the turns an alpha-beta search finds sound (`guard=DEPTH`,
-        /// `guard_margin=M`; `MctsPlayer::with_guard`); `guard=0`: every legal turn.
-        guard: Guard,
         /// The evaluation of the guard's and the blend's alpha-beta searches
         /// (`ab_eval=FILE|release|none`; `MctsPlayer::with_ab_eval`).
-        ab_eval: AbEval,
+        ab_eval: AbEvalSource,
         /// Endgame tables' folder (`tb=DIR`; `MctsPlayer::with_tables`), read when the
         /// player is made (once a process).
         tb: Option<std::path::PathBuf>,
@@ -192,23 +138,7 @@ pub fn load_learned(path: &std::path::Path, variant: Variant) -> Result<Arc<Lear
     Ok(Arc::new(e))
 }
 
-/// Reads a duration: `250ms`, `1s`, `1.5s`, `2m`.
-pub fn parse_duration(s: &str) -> Option<Duration> {
-    let (num, unit) = s
-        .find(|c: char| c.is_ascii_alphabetic())
-        .map_or((s, "s"), |i| (&s[..i], &s[i..]));
-    let v: f64 = num
-        .parse()
-        .ok()
-        .filter(|v: &f64| v.is_finite() && *v >= 0.0)?;
-    let secs = match unit {
-        "ms" => v / 1000.0,
-        "s" => v,
-        "m" | "min" => v * 60.0,
-        _ => return None,
-    };
-    Some(Duration::from_secs_f64(secs))
-}
+pub use fanorona_search::settings::parse_duration;
 
 impl EngineSpec {
     /// Parses a spec; `ab` searches on one thread unless it says `threads=N` (the
@@ -249,9 +179,7 @@ impl EngineSpec {
         };
         match kind {
             "ab" => {
-                let mut cfg = AbConfig::default();
-                let mut explicit_threads = false;
-                let mut limits = Limits::default();
+                let mut ab = AbSettings::default();
                 let mut eval = None;
                 let mut tb = None;
                 for (k, v) in pairs {
@@ -268,58 +196,21 @@ impl EngineSpec {
                             }
                             eval = Some(v.into());
                         }
-                        "depth" => {
-                            limits.depth = Some(
-                                v.parse()
-                                    .ok()
-                                    .filter(|d| (1..=100).contains(d))
-                                    .ok_or_else(|| bad(k, v, "1 to 100"))?,
-                            )
-                        }
-                        "nodes" => {
-                            limits.nodes =
-                                Some(v.parse().map_err(|_| bad(k, v, "a number of nodes"))?)
-                        }
-                        "time" => {
-                            limits.time = Some(
-                                parse_duration(v)
-                                    .ok_or_else(|| bad(k, v, "a time such as 200ms or 1s"))?,
-                            )
-                        }
-                        "hash" => {
-                            cfg.hash_mb = v
-                                .parse()
-                                .ok()
-                                .filter(|m| (1..=65536).contains(m))
-                                .ok_or_else(|| bad(k, v, "MiB, 1 to 65536"))?
-                        }
-                        "qdepth" => {
-                            cfg.qsearch_depth = v
-                                .parse()
-                                .map_err(|_| bad(k, v, "a number of capture turns"))?
-                        }
-                        "threads" => {
-                            explicit_threads = true;
-                            cfg.threads = v
-                                .parse()
-                                .ok()
-                                .filter(|t| (1..=256).contains(t))
-                                .ok_or_else(|| bad(k, v, "1 to 256"))?
-                        }
+                        // The engine's settings: one table (`settings::AB_OPTIONS`).
                         _ => {
-                            return Err(input_err(format!(
-                                "engine spec `{spec}`: unknown option `{k}` (ab knows depth, nodes, time, hash, qdepth, threads, eval, tb)"
-                            )));
+                            let known = ab
+                                .set(k, v)
+                                .map_err(|e| input_err(format!("engine spec `{spec}`: {e}")))?;
+                            if !known {
+                                return Err(input_err(format!(
+                                    "engine spec `{spec}`: unknown option `{k}` (ab knows eval, tb and the engine's settings {})",
+                                    settings::ab_option_names()
+                                )));
+                            }
                         }
                     }
                 }
-                if limits == Limits::default() {
-                    limits.depth = Some(6);
-                }
-                // Searches limited by depth or nodes stay on one thread: reproducible.
-                if !explicit_threads && limits.depth.is_none() && limits.nodes.is_none() {
-                    cfg.threads = threads.max(1);
-                }
+                let (cfg, limits) = ab.finish(threads);
                 Ok(EngineSpec::Ab {
                     cfg,
                     limits,
@@ -331,15 +222,10 @@ impl EngineSpec {
                 let mut ckpt = NetSource::Release;
                 let mut sims = None;
                 let mut time = None;
-                let mut search = MctsConfig::default();
+                let mut search = Overrides::default();
                 let mut seed = 0;
-                let mut blend_depth = None;
-                let mut blend_weight = None;
-                let mut blend_scale = None;
                 let mut reuse = false;
-                let mut guard_depth = None;
-                let mut guard_margin = None;
-                let mut ab_eval = AbEval::Default;
+                let mut ab_eval = AbEvalSource::Default;
                 let mut tb = None;
                 for (k, v) in pairs {
                     match k {
@@ -358,8 +244,8 @@ impl EngineSpec {
                                         "a learned evaluation's file, release or none",
                                     ));
                                 }
-                                "none" => AbEval::Off,
-                                file => AbEval::File(file.into()),
+                                "none" => AbEvalSource::Off,
+                                file => AbEvalSource::File(file.into()),
                             };
                         }
                         "reuse" => reuse = v.parse().map_err(|_| bad(k, v, "true or false"))?,
@@ -385,94 +271,22 @@ impl EngineSpec {
                                     .ok_or_else(|| bad(k, v, "a time such as 200ms or 1s"))?,
                             )
                         }
-                        "gumbel" => {
-                            let on: bool = v.parse().map_err(|_| bad(k, v, "true or false"))?;
-                            search.gumbel = on.then(Default::default);
-                        }
                         "seed" => seed = v.parse().map_err(|_| bad(k, v, "a number"))?,
-                        "solver" => {
-                            search.solver = v.parse().map_err(|_| bad(k, v, "true or false"))?
-                        }
-                        "minimax" => {
-                            search.minimax_weight =
-                                v.parse::<f32>().map_err(|_| bad(k, v, "a number"))?
-                        }
-                        "c_puct" => {
-                            search.c_puct = v.parse::<f32>().map_err(|_| bad(k, v, "a number"))?
-                        }
-                        "fpu" => {
-                            search.fpu_reduction =
-                                v.parse::<f32>().map_err(|_| bad(k, v, "a number"))?
-                        }
-                        "ptemp" => {
-                            search.policy_temperature =
-                                v.parse::<f32>().map_err(|_| bad(k, v, "a number"))?
-                        }
-                        "batch" => {
-                            search.batch = v.parse::<usize>().map_err(|_| bad(k, v, "a number"))?
-                        }
-                        "blend" => {
-                            blend_depth = Some(v.parse::<u32>().map_err(|_| bad(k, v, "a number"))?)
-                        }
-                        "guard" => {
-                            guard_depth = Some(v.parse::<u32>().map_err(|_| bad(k, v, "a number"))?)
-                        }
-                        "guard_margin" => {
-                            guard_margin =
-                                Some(v.parse::<i32>().map_err(|_| bad(k, v, "a number"))?)
-                        }
-                        "blend_weight" => {
-                            blend_weight =
-                                Some(v.parse::<f32>().map_err(|_| bad(k, v, "a number"))?)
-                        }
-                        "blend_scale" => {
-                            blend_scale = Some(v.parse::<f32>().map_err(|_| bad(k, v, "a number"))?)
-                        }
+                        // The search's settings: one table for specs, configs and the server.
                         _ => {
-                            return Err(input_err(format!(
-                                "engine spec `{spec}`: unknown option `{k}` (mcts knows ckpt, sims, time, seed, ab_eval, tb; and the search's settings blend, blend_weight, blend_scale, guard, guard_margin, gumbel, solver, minimax, reuse, c_puct, fpu, ptemp, batch)"
-                            )));
+                            let known = search
+                                .read(k, v)
+                                .map_err(|e| input_err(format!("engine spec `{spec}`: {e}")))?;
+                            if !known {
+                                return Err(input_err(format!(
+                                    "engine spec `{spec}`: unknown option `{k}` (mcts knows ckpt, sims, time, seed, reuse, ab_eval, tb and the search's settings {})",
+                                    settings::option_names()
+                                )));
+                            }
                         }
                     }
                 }
-                // The blend is on unless `blend=0` (experiments/search7, search8).
-                let blend = match (blend_depth, blend_weight, blend_scale) {
-                    (None, None, None) => Blend::Default,
-                    (Some(0), None, None) => Blend::Off,
-                    (Some(0), _, _) => {
-                        return Err(input_err(format!(
-                            "engine spec `{spec}`: blend_weight or blend_scale with blend=0 (no blend)"
-                        )));
-                    }
-                    (depth, w, scale) => Blend::On(BlendConfig {
-                        depth: depth.unwrap_or(PLAYER_BLEND_DEPTH),
-                        weight: w.unwrap_or(BlendConfig::default().weight),
-                        scale: scale.unwrap_or(BlendConfig::default().scale),
-                    }),
-                };
-                // The guard is on unless `guard=0` (experiments/guard1, search9).
-                let guard = match (guard_depth, guard_margin) {
-                    (None, None) => Guard::Default,
-                    (Some(0), None) => Guard::Off,
-                    (None | Some(0), Some(_)) => {
-                        return Err(input_err(format!(
-                            "engine spec `{spec}`: guard_margin needs guard=DEPTH (2 to {MAX_GUARD_DEPTH})"
-                        )));
-                    }
-                    (Some(depth), m) => Guard::On(GuardConfig {
-                        depth,
-                        margin: m.unwrap_or(GuardConfig::default().margin),
-                    }),
-                };
-                // One validator for specs and training configs (the settings' ranges).
-                SearchSettings {
-                    mcts: search,
-                    blend: blend.config(Variant::Tsivy),
-                    guard: guard.config(Variant::Tsivy, time.is_some()),
-                }
-                .validate()
-                .map_err(|e| input_err(format!("engine spec `{spec}`: {e}")))?;
-                if search.gumbel.is_some() && time.is_some() {
+                if search.named("gumbel") == Some("true") && time.is_some() {
                     return Err(input_err(format!(
                         "engine spec `{spec}`: gumbel plans its simulations in advance and needs sims=N, not time="
                     )));
@@ -484,9 +298,7 @@ impl EngineSpec {
                     time,
                     search,
                     seed,
-                    blend,
                     reuse,
-                    guard,
                     ab_eval,
                     tb,
                 })
@@ -536,36 +348,100 @@ impl EngineSpec {
             EngineSpec::Mcts {
                 sims,
                 time,
-                search,
                 seed,
-                blend,
                 reuse,
-                guard,
                 tb,
                 ..
             } => {
+                let settings = self.settings(variant)?;
                 let learned = self.ab_eval(variant)?;
                 let tables = match tb {
                     Some(dir) => Some(load_tables(dir, variant)?),
                     None => None,
                 };
                 let eval = self.evaluator(variant, device)?;
-                let cfg = *search;
                 let budget = MctsBudget {
                     sims: *sims,
                     time: *time,
                 };
-                let player = MctsPlayer::with_budget(eval, cfg, budget, name, *seed)
+                let player = MctsPlayer::with_budget(eval, settings.mcts(), budget, name, *seed)
                     .with_reuse(*reuse)
                     .with_ab_eval(learned)
                     .with_tables(tables)
-                    .with_guard(guard.config(variant, time.is_some()));
-                Box::new(match blend.config(variant) {
+                    .with_guard(settings.guard());
+                Box::new(match settings.blend() {
                     Some(b) => player.with_blend(b),
                     None => player,
                 })
             }
         })
+    }
+
+    /// The network of `ckpt` alone: no blend, no guard, the hand-written evaluation for
+    /// any alpha-beta search, one simulation a decision (the server's network answers,
+    /// `fanorona oracle` with its own `sims`).
+    pub fn network(ckpt: NetSource, sims: u32) -> EngineSpec {
+        let mut search = Overrides::default();
+        for off in ["blend", "guard"] {
+            search.read(off, "0").expect("0 turns a setting off");
+        }
+        EngineSpec::Mcts {
+            ckpt,
+            sims,
+            time: None,
+            search,
+            seed: 0,
+            reuse: false,
+            ab_eval: AbEvalSource::Off,
+            tb: None,
+        }
+    }
+
+    /// An `mcts` spec's search of a telo position (telo's turns are single decisions):
+    /// the action chosen, the root's win/draw/loss for the side to move, and the
+    /// simulations run.
+    ///
+    /// # Errors
+    /// Not an mcts spec, a setting telo cannot use (a blend or a guard: telo has no
+    /// alpha-beta), or a checkpoint that cannot be used.
+    pub fn search_telo(
+        &self,
+        pos: &TeloPosition,
+        device: &Device,
+    ) -> Result<(Option<usize>, [f32; 3], u32)> {
+        let EngineSpec::Mcts {
+            sims, time, seed, ..
+        } = self
+        else {
+            return Err(SpecError("not an mcts engine".into()));
+        };
+        let settings = self.settings(Variant::Telo)?;
+        let eval = self.evaluator(Variant::Telo, device)?;
+        let budget = MctsBudget {
+            sims: *sims,
+            time: *time,
+        };
+        Ok(crate::player::search_telo(
+            eval,
+            settings.mcts(),
+            budget,
+            *seed,
+            pos,
+        ))
+    }
+
+    /// The search settings of an `mcts` spec for games of `variant`: the players'
+    /// preset ([`SearchSettings::player`], on a clock or not) with what the spec names.
+    ///
+    /// # Errors
+    /// Not an mcts spec, or a setting the board cannot use (a guard on telo).
+    pub fn settings(&self, variant: Variant) -> Result<SearchSettings> {
+        let EngineSpec::Mcts { search, time, .. } = self else {
+            return Err(SpecError("not an mcts engine".into()));
+        };
+        search
+            .apply(SearchSettings::player(variant, time.is_some()), variant)
+            .map_err(|e| input_err(format!("mcts player for {variant}: {e}")))
     }
 
     /// Whether this is an `mcts` spec with a network for `variant`: one its `ckpt=` names,
@@ -590,9 +466,9 @@ impl EngineSpec {
             return Ok(None);
         };
         match ab_eval {
-            AbEval::Off => Ok(None),
-            AbEval::File(p) => load_learned(p, variant).map(Some),
-            AbEval::Default => {
+            AbEvalSource::Off => Ok(None),
+            AbEvalSource::File(p) => load_learned(p, variant).map(Some),
+            AbEvalSource::Default => {
                 let dir = match ckpt {
                     NetSource::Fresh => return Ok(None),
                     NetSource::Release => checkpoint::release_dir(variant).ok(),
@@ -642,6 +518,8 @@ impl EngineSpec {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use fanorona_search::settings::{MAX_GUARD_DEPTH, PLAYER_BLEND_DEPTH, SIMS_GUARD_DEPTH};
+    use fanorona_search::{BlendConfig, GuardConfig};
 
     #[test]
     fn the_release_network_brings_its_learned_evaluation() {
@@ -704,19 +582,19 @@ mod tests {
         ));
         assert!(matches!(
             EngineSpec::parse("mcts:time=50ms,ab_eval=release").unwrap(),
-            EngineSpec::Mcts { ab_eval: AbEval::File(p), .. } if p == std::path::Path::new("release")
+            EngineSpec::Mcts { ab_eval: AbEvalSource::File(p), .. } if p == std::path::Path::new("release")
         ));
         assert!(matches!(
             EngineSpec::parse("mcts:sims=8,ab_eval=none").unwrap(),
             EngineSpec::Mcts {
-                ab_eval: AbEval::Off,
+                ab_eval: AbEvalSource::Off,
                 ..
             }
         ));
         assert!(matches!(
             EngineSpec::parse("mcts:sims=8").unwrap(),
             EngineSpec::Mcts {
-                ab_eval: AbEval::Default,
+                ab_eval: AbEvalSource::Default,
                 ..
             }
         ));
@@ -772,12 +650,10 @@ mod tests {
                 ckpt: NetSource::Dir("runs/a".into()),
                 sims: 8,
                 time: None,
-                search: MctsConfig::default(),
+                search: Overrides::default(),
                 seed: 0,
-                blend: Blend::Default,
                 reuse: false,
-                guard: Guard::Default,
-                ab_eval: AbEval::Default,
+                ab_eval: AbEvalSource::Default,
                 tb: None,
             }
         );
@@ -787,81 +663,89 @@ mod tests {
         ));
         assert!(EngineSpec::parse("mcts:tb=").is_err());
         assert!(matches!(
-            EngineSpec::parse("mcts:blend=0").unwrap(),
-            EngineSpec::Mcts {
-                blend: Blend::Off,
-                ..
-            }
-        ));
-        assert!(matches!(
-            EngineSpec::parse("mcts:blend_weight=0.75").unwrap(),
-            EngineSpec::Mcts {
-                blend: Blend::On(BlendConfig {
-                    depth: PLAYER_BLEND_DEPTH,
-                    weight: 0.75,
-                    ..
-                }),
-                ..
-            }
-        ));
-        assert!(matches!(
             EngineSpec::parse("mcts:reuse=true").unwrap(),
             EngineSpec::Mcts { reuse: true, .. }
         ));
         assert!(EngineSpec::parse("mcts:reuse=yes").is_err());
-        assert!(matches!(
-            EngineSpec::parse("mcts:guard=0").unwrap(),
-            EngineSpec::Mcts {
-                guard: Guard::Off,
-                ..
-            }
-        ));
+        // The search's settings: the players' preset of the board, with what the spec
+        // names (fanorona_search::settings has the table and its own tests).
+        let settings = |spec: &str, variant| EngineSpec::parse(spec).unwrap().settings(variant);
+        let blend = |spec: &str| settings(spec, Variant::Tsivy).unwrap().blend();
+        let guard = |spec: &str, variant| settings(spec, variant).unwrap().guard();
+        assert_eq!(blend("mcts:blend=0"), None);
         assert_eq!(
-            Guard::Default.config(Variant::Tsivy, false),
-            Some(GuardConfig {
-                depth: fanorona_search::settings::SIMS_GUARD_DEPTH,
-                margin: 50
+            blend("mcts:sims=8"),
+            Some(BlendConfig {
+                depth: PLAYER_BLEND_DEPTH,
+                weight: 0.5,
+                scale: 150.0
             })
         );
         assert_eq!(
-            Guard::Default.config(Variant::Dimy, false).map(|g| g.depth),
-            Some(8)
+            blend("mcts:blend_weight=0.75").map(|b| (b.depth, b.weight)),
+            Some((3, 0.75))
         );
+        assert_eq!(
+            blend("mcts:ckpt=none,blend=2").map(|b| (b.depth, b.weight)),
+            Some((2, 0.5))
+        );
+        assert_eq!(
+            blend("mcts:blend=1,blend_weight=0.25").map(|b| (b.depth, b.weight)),
+            Some((1, 0.25))
+        );
+        assert_eq!(blend("mcts:blend_scale=250").map(|b| b.scale), Some(250.0));
+        assert_eq!(guard("mcts:guard=0", Variant::Tsivy), None);
+        let sims_guard = Some(GuardConfig {
+            depth: SIMS_GUARD_DEPTH,
+            margin: 50,
+        });
+        assert_eq!(guard("mcts:sims=8", Variant::Tsivy), sims_guard);
+        assert_eq!(guard("mcts:sims=8", Variant::Dimy), sims_guard);
         for v in [Variant::Tsivy, Variant::Dimy] {
             assert_eq!(
-                Guard::Default.config(v, true),
+                guard("mcts:time=1s", v),
                 Some(GuardConfig {
                     depth: MAX_GUARD_DEPTH,
                     margin: 0
                 })
             );
         }
-        assert_eq!(Guard::Default.config(Variant::Telo, true), None);
-        assert_eq!(Guard::Off.config(Variant::Tsivy, true), None);
-        assert!(matches!(
-            EngineSpec::parse("mcts:guard=4").unwrap(),
-            EngineSpec::Mcts {
-                guard: Guard::On(GuardConfig {
-                    depth: 4,
-                    margin: 50
-                }),
-                ..
-            }
-        ));
-        assert!(matches!(
-            EngineSpec::parse("mcts:guard=3,guard_margin=0").unwrap(),
-            EngineSpec::Mcts {
-                guard: Guard::On(GuardConfig {
-                    depth: 3,
-                    margin: 0
-                }),
-                ..
-            }
-        ));
+        assert_eq!(guard("mcts:time=1s", Variant::Telo), None);
+        assert_eq!(
+            blend("mcts:time=1s").map(|b| b.depth),
+            Some(PLAYER_BLEND_DEPTH)
+        );
+        assert_eq!(
+            guard("mcts:guard=4", Variant::Tsivy),
+            Some(GuardConfig {
+                depth: 4,
+                margin: 50
+            })
+        );
+        assert_eq!(
+            guard("mcts:guard=3,guard_margin=0", Variant::Tsivy),
+            Some(GuardConfig {
+                depth: 3,
+                margin: 0
+            })
+        );
+        // Telo has no alpha-beta: a guard or a blend named for it is refused by name.
+        for (spec, key) in [
+            ("mcts:guard=4", "guard"),
+            ("mcts:blend=2", "blend"),
+            ("mcts:blend_weight=0.5", "blend_weight"),
+        ] {
+            let e = settings(spec, Variant::Telo).unwrap_err().to_string();
+            assert!(e.contains(key), "{spec}: {e}");
+        }
+        let network = EngineSpec::network(NetSource::Release, 1);
+        let bare = network.settings(Variant::Tsivy).unwrap();
+        assert!(bare.blend().is_none() && bare.guard().is_none());
+        assert_eq!(bare.mcts(), fanorona_search::MctsConfig::player());
+        assert_eq!(network.ab_eval(Variant::Tsivy).unwrap(), None);
         for bad in [
             "mcts:guard=1",
             "mcts:guard=x",
-            "mcts:guard_margin=10",
             "mcts:guard=0,guard_margin=10",
             "mcts:guard=4,guard_margin=-1",
             "mcts:minimax=1.5",
@@ -874,56 +758,28 @@ mod tests {
             let e = EngineSpec::parse(bad).unwrap_err().to_string();
             assert!(e.contains(bad), "{e}");
         }
-        assert!(matches!(
-            EngineSpec::parse("mcts:c_puct=1,fpu=0.5,batch=1,solver=true,minimax=0.25,ptemp=1.5")
-                .unwrap(),
-            EngineSpec::Mcts {
-                search: MctsConfig {
-                    c_puct: 1.0,
-                    fpu_reduction: 0.5,
-                    batch: 1,
-                    solver: true,
-                    minimax_weight: 0.25,
-                    policy_temperature: 1.5,
-                    gumbel: None,
-                    ..
-                },
-                ..
-            }
-        ));
-        assert!(matches!(
-            EngineSpec::parse("mcts:ckpt=none,blend=2").unwrap(),
-            EngineSpec::Mcts {
-                blend: Blend::On(BlendConfig {
-                    depth: 2,
-                    weight: 0.5,
-                    ..
-                }),
-                ..
-            }
-        ));
-        assert!(matches!(
-            EngineSpec::parse("mcts:blend=1,blend_weight=0.25").unwrap(),
-            EngineSpec::Mcts {
-                blend: Blend::On(BlendConfig {
-                    depth: 1,
-                    weight: 0.25,
-                    ..
-                }),
-                ..
-            }
-        ));
-        assert!(matches!(
-            EngineSpec::parse("mcts:blend_scale=250").unwrap(),
-            EngineSpec::Mcts {
-                blend: Blend::On(BlendConfig {
-                    depth: PLAYER_BLEND_DEPTH,
-                    weight: 0.5,
-                    scale: 250.0,
-                }),
-                ..
-            }
-        ));
+        let e = EngineSpec::parse("mcts:contempt=0.2")
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("c_puct, fpu"), "the settings listed: {e}");
+        let s = settings(
+            "mcts:c_puct=1,fpu=0.5,batch=1,solver=true,minimax=0.25,ptemp=1.5",
+            Variant::Tsivy,
+        )
+        .unwrap()
+        .mcts();
+        assert_eq!(
+            (
+                s.c_puct,
+                s.fpu_reduction,
+                s.batch,
+                s.solver,
+                s.minimax_weight,
+                s.policy_temperature,
+                s.gumbel
+            ),
+            (1.0, 0.5, 1, true, 0.25, 1.5, None)
+        );
         for bad in [
             "mcts:blend_scale=0",
             "mcts:blend=0,blend_scale=100",

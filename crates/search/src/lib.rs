@@ -21,6 +21,7 @@ pub mod book;
 mod eval;
 mod evaluator;
 mod guard;
+pub mod judge;
 pub mod learned;
 mod mcts;
 mod player;
@@ -35,9 +36,9 @@ pub use eval::{EvalWeights, evaluate};
 pub use evaluator::{Evaluator, RolloutEvaluator, UniformEvaluator, wdl_index};
 pub use guard::{GuardConfig, TurnGuard, next_actions};
 pub use learned::{LearnedEval, LearnedEvalError};
-pub use mcts::{GumbelConfig, Leaf, Mcts, MctsConfig, Oracle};
+pub use mcts::{GumbelConfig, Leaf, MIN_TIMED_SIMS, Mcts, MctsConfig, Oracle, TIMED_CHUNK};
 pub use player::{
     AbPlayer, Choice, GameError, PlayedGame, Player, RandomPlayer, play_game, play_game_adjudicated,
 };
-pub use settings::{SearchSettings, SettingsError};
+pub use settings::{Overrides, SearchSettings, SettingsError};
 pub use tune::FitConfig;

@@ -95,7 +95,7 @@ pub struct MctsConfig {
     /// 0 are unchanged. Not with Gumbel root search (it has its own schedule).
     pub forced_playouts: f32,
     /// Implicit minimax backups (Lanctot, Winands, Pepels and Sturtevant 2014), the
-    /// weight `alpha` (default 0 = off). Each position keeps, beside its mean value, a
+    /// weight `alpha` (0 = off). Each position keeps, beside its mean value, a
     /// minimax value of its searched subtree: an evaluated leaf's own value, an exact
     /// value where the game is over or proven, and above them the best of the visited
     /// children's for the player to move. Selection then values a child at
@@ -112,12 +112,6 @@ pub struct MctsConfig {
     /// tsivy against alpha-beta at 400 simulations, and beat 2 on both
     /// (experiments/search6).
     pub policy_temperature: f32,
-}
-
-impl MctsConfig {
-    /// The policy temperatures a user may ask for (`mcts:ptemp=`,
-    /// `selfplay.policy_temperature`).
-    pub const POLICY_TEMPERATURES: std::ops::RangeInclusive<f32> = 0.1..=10.0;
 }
 
 impl Default for MctsConfig {
@@ -148,6 +142,13 @@ enum Kind {
     /// The game is over here: the exact absolute value.
     Terminal([f32; 3]),
 }
+
+/// Simulations run between two looks at the clock in a timed search
+/// ([`Mcts::run_budget`]).
+pub const TIMED_CHUNK: u32 = 16;
+
+/// The least a timed search runs, even when its time is spent ([`Mcts::run_budget`]).
+pub const MIN_TIMED_SIMS: u32 = 8;
 
 /// Added to the selection value of a root child owed forced playouts: more than any
 /// PUCT value (values lie in [-1, 1], exploration terms are bounded by `c_puct · sqrt(N)`).
@@ -801,6 +802,36 @@ impl<G: Game> Mcts<G> {
         }
         fill_phase(&mut st, first);
         self.gumbel = Some(st);
+    }
+
+    /// Runs simulations within a budget: `sims` more, or with a `deadline` until it has
+    /// passed (at least [`MIN_TIMED_SIMS`], at most `sims`), looking at the clock every
+    /// [`TIMED_CHUNK`] simulations; a solved root stops it early. The one timed loop of
+    /// every player (the network's on every board, telo's included).
+    pub fn run_budget<E: Evaluator<G>>(
+        &mut self,
+        eval: &mut E,
+        sims: u32,
+        deadline: Option<std::time::Instant>,
+    ) {
+        let Some(deadline) = deadline else {
+            return self.run(eval, sims);
+        };
+        let start = self.visits();
+        let cap = start.saturating_add(sims);
+        loop {
+            let done = self.visits() - start;
+            if self.visits() >= cap
+                || (done >= MIN_TIMED_SIMS && std::time::Instant::now() >= deadline)
+            {
+                break;
+            }
+            let before = self.visits();
+            self.run(eval, TIMED_CHUNK.min(cap - self.visits()));
+            if self.visits() == before {
+                break; // a solved root: nothing more to search
+            }
+        }
     }
 
     /// Runs `sims` more simulations with `eval`.

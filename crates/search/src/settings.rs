@@ -1,18 +1,21 @@
-//! A search's settings in one place: the MCTS constants ([`MctsConfig`]), the alpha-beta
-//! search blended into leaf values ([`BlendConfig`]) and the tactical guard
-//! ([`GuardConfig`]), with the project's two presets and one validator.
+//! A search's settings in one place: [`SearchSettings`] holds one field for each setting
+//! a user may change, [`OPTIONS`] declares each of them once (its name, the older names
+//! still read, its meaning and its range), and two presets give the defaults:
 //!
 //! - [`SearchSettings::player`]: what every `mcts:` player searches with unless its spec
 //!   says otherwise, the values the experiments chose (each constant's documentation
 //!   names the experiment).
 //! - [`SearchSettings::selfplay`]: training's self-play, the plain search with root
-//!   noise; `configs/tsivy.toml`'s `[selfplay]` keys map onto it.
+//!   noise.
 //!
-//! The player specs (`mcts:guard=4,ptemp=2`) and the training config
-//! (`selfplay.guard = 4`) use the same names for the same fields, and both check their
-//! values with [`SearchSettings::validate`].
+//! The player specs (`mcts:guard=4,ptemp=2`), the training config's `[selfplay]` section
+//! (`selfplay.guard = 4`) and the server's caps all read and check their values through
+//! [`OPTIONS`] ([`SearchSettings::set`], [`Overrides`]): one set of names, one range for
+//! each, one message when a value is out of it. The engines' own configurations
+//! ([`MctsConfig`], [`BlendConfig`], [`GuardConfig`]) are built from the settings by
+//! [`SearchSettings::mcts`], [`SearchSettings::blend`] and [`SearchSettings::guard`].
 
-use crate::{BlendConfig, GuardConfig, MctsConfig};
+use crate::{AbConfig, BlendConfig, GuardConfig, GumbelConfig, Limits, MctsConfig};
 use fanorona_rules::Variant;
 
 /// The depth in turns of the players' blend: at 1 it halved the release tsivy network's
@@ -34,116 +37,582 @@ pub const MAX_BLEND_DEPTH: u32 = 8;
 /// dimy 66.2 % against `ab:depth=4` (experiments/search9).
 pub const SIMS_GUARD_DEPTH: u32 = 8;
 
-/// A setting out of its range: the setting's name (as specs and configs spell it) and
-/// what it must be.
+/// A setting that cannot be used: its name (as the user wrote it) and what is wrong.
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
-#[error("{key} must be {expected}")]
+#[error("{key} {problem}")]
 pub struct SettingsError {
-    /// The setting, as `mcts:` specs and `[selfplay]` spell it.
-    pub key: &'static str,
-    /// Its range, in words.
-    pub expected: String,
+    /// The setting, as the spec or the config spelt it.
+    pub key: String,
+    /// What is wrong, in words: "must be ..." for a value out of its range.
+    pub problem: String,
+}
+
+impl SettingsError {
+    fn new(key: &str, problem: impl Into<String>) -> SettingsError {
+        SettingsError {
+            key: key.to_string(),
+            problem: problem.into(),
+        }
+    }
 }
 
 /// Everything a network-guided search is set with (the network, its evaluator and the
-/// budget aside).
+/// budget aside): one field for each entry of [`OPTIONS`], named as users name it.
 #[derive(Clone, Debug, PartialEq)]
 pub struct SearchSettings {
-    /// The tree search's constants.
-    pub mcts: MctsConfig,
-    /// An alpha-beta search mixed into each leaf's value (`None`: the evaluator's alone).
-    pub blend: Option<BlendConfig>,
-    /// The tactical guard (`None`: every legal turn may be chosen).
-    pub guard: Option<GuardConfig>,
+    /// PUCT's exploration constant ([`MctsConfig::c_puct`]).
+    pub c_puct: f32,
+    /// First-play urgency reduction ([`MctsConfig::fpu_reduction`]).
+    pub fpu: f32,
+    /// Root Dirichlet noise concentration ([`MctsConfig::dirichlet_alpha`]).
+    pub dirichlet_alpha: f32,
+    /// Root Dirichlet noise weight, 0 = off ([`MctsConfig::dirichlet_epsilon`]; Gumbel
+    /// root search brings its own noise and ignores it).
+    pub dirichlet_epsilon: f32,
+    /// Leaves a search (a self-play game) hands out per evaluator call ([`MctsConfig::batch`]).
+    pub batch: usize,
+    /// Gumbel root search instead of PUCT at the root ([`MctsConfig::gumbel`]).
+    pub gumbel: bool,
+    /// With `gumbel`: the actions considered at the root ([`GumbelConfig::max_actions`]).
+    pub gumbel_actions: usize,
+    /// The MCTS-solver ([`MctsConfig::solver`]).
+    pub solver: bool,
+    /// Forced playouts and policy target pruning, KataGo's `k` ([`MctsConfig::forced_playouts`]).
+    pub forced_playouts: f32,
+    /// Implicit minimax backups' weight ([`MctsConfig::minimax_weight`]).
+    pub minimax: f32,
+    /// Policy softmax temperature ([`MctsConfig::policy_temperature`]).
+    pub ptemp: f32,
+    /// Depth in turns of the alpha-beta search blended into leaf values, 0 = off
+    /// ([`BlendConfig::depth`]).
+    pub blend: u32,
+    /// The blend's share of a leaf's value ([`BlendConfig::weight`]).
+    pub blend_weight: f32,
+    /// The blend's logistic scale ([`BlendConfig::scale`]).
+    pub blend_scale: f32,
+    /// Depth in turns of the tactical guard, 0 = off ([`GuardConfig::depth`]).
+    pub guard: u32,
+    /// Hundredths of a piece a turn the guard keeps may score below the best
+    /// ([`GuardConfig::margin`]).
+    pub guard_margin: i32,
+}
+
+/// How a setting's value is written (TOML keeps the type).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum OptionKind {
+    /// `true` or `false`.
+    Bool,
+    /// A whole number.
+    Int,
+    /// A number.
+    Float,
+}
+
+/// One setting, declared once: its name, the older names still read, what it does,
+/// its range, and how it is read from text and written back.
+#[derive(Clone, Copy)]
+pub struct SearchOption {
+    /// The name specs and configs use.
+    pub name: &'static str,
+    /// Older names, still read (resolved configs of older runs hold them).
+    pub aliases: &'static [&'static str],
+    /// What it does.
+    pub help: &'static str,
+    /// Its range, in words ("must be ..." follows the name in errors).
+    pub expected: &'static str,
+    /// The setting this one refines (`blend_weight` refines `blend`): naming it while
+    /// that one is off is an error in a spec.
+    pub parent: Option<&'static str>,
+    /// How its value is written.
+    pub kind: OptionKind,
+    set: fn(&mut SearchSettings, &str) -> bool,
+    get: fn(&SearchSettings) -> String,
+    valid: fn(&SearchSettings) -> bool,
+}
+
+impl std::fmt::Debug for SearchOption {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("SearchOption")
+            .field("name", &self.name)
+            .finish_non_exhaustive()
+    }
+}
+
+impl SearchOption {
+    /// The setting named `key` (its name or an older one).
+    pub fn find(key: &str) -> Option<&'static SearchOption> {
+        OPTIONS
+            .iter()
+            .find(|o| o.name == key || o.aliases.contains(&key))
+    }
+
+    /// This setting's value in `s`, as text that [`SearchSettings::set`] reads back.
+    pub fn value(&self, s: &SearchSettings) -> String {
+        (self.get)(s)
+    }
+
+    /// Whether this setting is on in `s` (a parent setting: not 0, not false).
+    fn is_on(&self, s: &SearchSettings) -> bool {
+        !matches!((self.get)(s).as_str(), "0" | "false")
+    }
+}
+
+/// Declares [`OPTIONS`]: each entry a field of [`SearchSettings`] with its type, older
+/// names, range (a predicate) and words.
+macro_rules! options {
+    ($( $field:ident : $ty:ty, $kind:ident, [$($alias:literal),*], $parent:expr,
+        $range:expr, $expected:literal, $help:literal; )*) => {
+        /// Every search setting a user may change, once each.
+        pub const OPTIONS: &[SearchOption] = &[$(
+            SearchOption {
+                name: stringify!($field),
+                aliases: &[$($alias),*],
+                help: $help,
+                expected: $expected,
+                parent: $parent,
+                kind: OptionKind::$kind,
+                set: |s, v| {
+                    let ok: fn($ty) -> bool = $range;
+                    match v.trim().parse::<$ty>() {
+                        Ok(x) if ok(x) => {
+                            s.$field = x;
+                            true
+                        }
+                        _ => false,
+                    }
+                },
+                get: |s| s.$field.to_string(),
+                valid: |s| {
+                    let ok: fn($ty) -> bool = $range;
+                    ok(s.$field)
+                },
+            },
+        )*];
+    };
+}
+
+options! {
+    c_puct: f32, Float, [], None, |x| x > 0.0 && x.is_finite(),
+        "an exploration constant above 0", "PUCT's exploration constant";
+    fpu: f32, Float, ["fpu_reduction"], None, |x| (0.0..=2.0).contains(&x),
+        "a first-play reduction from 0 to 2",
+        "an unvisited child is valued at its parent's value less this (values in [-1, 1])";
+    dirichlet_alpha: f32, Float, [], None, |x| x > 0.0 && x.is_finite(),
+        "above 0", "the root noise's Dirichlet concentration";
+    dirichlet_epsilon: f32, Float, [], None, |x| (0.0..=1.0).contains(&x),
+        "from 0 (no noise) to 1", "the root noise's weight in the priors";
+    batch: usize, Int, ["leaves_per_game"], None, |x| (1..=256).contains(&x),
+        "1 to 256 leaves a network call", "leaves a search hands out per network call";
+    gumbel: bool, Bool, [], None, |_| true,
+        "true or false", "Gumbel root search (sequential halving) instead of PUCT at the root";
+    gumbel_actions: usize, Int, [], Some("gumbel"), |x| (2..=1000).contains(&x),
+        "2 to 1000", "the actions Gumbel root search considers";
+    solver: bool, Bool, [], None, |_| true,
+        "true or false", "the MCTS-solver: proven positions are not searched again";
+    forced_playouts: f32, Float, [], None, |x| (0.0..=100.0).contains(&x),
+        "from 0 (off) to 100 (KataGo: 2)", "forced playouts at the root with policy target pruning";
+    minimax: f32, Float, ["minimax_weight"], None, |x| (0.0..=1.0).contains(&x),
+        "a weight from 0 (off) to 1", "implicit minimax backups' weight in selection";
+    ptemp: f32, Float, ["policy_temperature"], None, |x| (0.1..=10.0).contains(&x),
+        "a policy temperature from 0.1 to 10 (1 = the priors as given)",
+        "the priors raised to 1/T and normalised";
+    blend: u32, Int, ["blend_depth"], None, |x| x <= MAX_BLEND_DEPTH,
+        "an alpha-beta depth of 1 to 8, or 0 (off)",
+        "leaf values mixed with an alpha-beta search of this many turns";
+    blend_weight: f32, Float, [], Some("blend"), |x| (0.0..=1.0).contains(&x),
+        "from 0 to 1", "the blended search's share of a leaf's value";
+    blend_scale: f32, Float, [], Some("blend"), |x| (1.0..=100_000.0).contains(&x),
+        "1 to 100000 hundredths of a piece",
+        "the score that counts as a 73 % win in the blend";
+    guard: u32, Int, [], None, |x| x == 0 || (2..=MAX_GUARD_DEPTH).contains(&x),
+        "an alpha-beta depth of 2 to 20, or 0 (off)",
+        "choose only among the turns an alpha-beta search of this many turns finds sound";
+    guard_margin: i32, Int, [], Some("guard"), |x| (0..=100_000).contains(&x),
+        "0 to 100000 hundredths of a piece",
+        "how far below the best a turn the guard keeps may score";
 }
 
 impl SearchSettings {
     /// The players' preset for `variant`, on a clock (`timed`) or at a fixed number of
     /// simulations. Alpha-beta plays tsivy and dimy only: telo gets no blend and no guard.
     ///
-    /// - The guard ([`GuardConfig::player`]) gains more at equal time than any other
-    ///   change of the search (experiments/guard1, search9, search10).
+    /// - The guard gains more at equal time than any other change of the search
+    ///   (experiments/guard1, search9, search10). On a clock: as deep as its share of the
+    ///   turn's time allows, up to [`MAX_GUARD_DEPTH`], and only the turns it scores best
+    ///   (margin 0): the network breaks ties (search10: 8.5 points more on tsivy at 50 ms
+    ///   than letting the network choose within half a piece). At a fixed number of
+    ///   simulations: [`SIMS_GUARD_DEPTH`] turns deep, within half a piece of the best:
+    ///   with 400 simulations the network's choice among the sound turns is worth more
+    ///   than alpha-beta's.
     /// - The blend, [`PLAYER_BLEND_DEPTH`] turns, half of each leaf's value.
     /// - [`MctsConfig::player`]: minimax backups and flattened priors.
     pub fn player(variant: Variant, timed: bool) -> SearchSettings {
-        SearchSettings {
-            mcts: MctsConfig::player(),
-            blend: BlendConfig::player(variant),
-            guard: GuardConfig::player(variant, timed),
-        }
+        let alpha_beta = variant != Variant::Telo;
+        let mut s = SearchSettings::from_mcts(&MctsConfig::player());
+        s.blend = if alpha_beta { PLAYER_BLEND_DEPTH } else { 0 };
+        (s.guard, s.guard_margin) = match (alpha_beta, timed) {
+            (false, _) => (0, GuardConfig::default().margin),
+            (true, true) => (MAX_GUARD_DEPTH, 0),
+            (true, false) => (SIMS_GUARD_DEPTH, GuardConfig::default().margin),
+        };
+        s
     }
 
     /// Self-play's preset: [`MctsConfig::selfplay`], no blend, no guard.
     pub fn selfplay() -> SearchSettings {
+        SearchSettings::from_mcts(&MctsConfig::selfplay())
+    }
+
+    /// The settings of `m`, with no blend and no guard.
+    fn from_mcts(m: &MctsConfig) -> SearchSettings {
+        let gumbel = m.gumbel.unwrap_or_default();
+        let blend = BlendConfig::default();
+        let guard = GuardConfig::default();
         SearchSettings {
-            mcts: MctsConfig::selfplay(),
-            blend: None,
-            guard: None,
+            c_puct: m.c_puct,
+            fpu: m.fpu_reduction,
+            dirichlet_alpha: m.dirichlet_alpha,
+            dirichlet_epsilon: m.dirichlet_epsilon,
+            batch: m.batch,
+            gumbel: m.gumbel.is_some(),
+            gumbel_actions: gumbel.max_actions,
+            solver: m.solver,
+            forced_playouts: m.forced_playouts,
+            minimax: m.minimax_weight,
+            ptemp: m.policy_temperature,
+            blend: 0,
+            blend_weight: blend.weight,
+            blend_scale: blend.scale,
+            guard: 0,
+            guard_margin: guard.margin,
         }
     }
 
-    /// Checks every value against its range.
+    /// The tree search's constants.
+    pub fn mcts(&self) -> MctsConfig {
+        MctsConfig {
+            c_puct: self.c_puct,
+            fpu_reduction: self.fpu,
+            dirichlet_alpha: self.dirichlet_alpha,
+            dirichlet_epsilon: self.dirichlet_epsilon,
+            batch: self.batch,
+            gumbel: self.gumbel.then(|| GumbelConfig {
+                max_actions: self.gumbel_actions,
+                ..GumbelConfig::default()
+            }),
+            solver: self.solver,
+            forced_playouts: self.forced_playouts,
+            minimax_weight: self.minimax,
+            policy_temperature: self.ptemp,
+        }
+    }
+
+    /// The alpha-beta search blended into leaf values (`None`: the evaluator's alone).
+    pub fn blend(&self) -> Option<BlendConfig> {
+        (self.blend > 0).then_some(BlendConfig {
+            depth: self.blend,
+            weight: self.blend_weight,
+            scale: self.blend_scale,
+        })
+    }
+
+    /// The tactical guard (`None`: every legal turn may be chosen).
+    pub fn guard(&self) -> Option<GuardConfig> {
+        (self.guard > 0).then_some(GuardConfig {
+            depth: self.guard,
+            margin: self.guard_margin,
+        })
+    }
+
+    /// Sets the setting `key` (its name or an older one) from text.
     ///
     /// # Errors
-    /// The first setting out of range, by its name.
-    pub fn validate(&self) -> Result<(), SettingsError> {
-        let bad = |key: &'static str, expected: &str| {
-            Err(SettingsError {
+    /// An unknown name (the message lists the known ones) or a value out of range.
+    pub fn set(&mut self, key: &str, value: &str) -> Result<(), SettingsError> {
+        let Some(o) = SearchOption::find(key) else {
+            return Err(SettingsError::new(
                 key,
-                expected: expected.to_string(),
-            })
+                format!("is not a search setting (known: {})", option_names()),
+            ));
         };
-        let m = &self.mcts;
-        if !(m.c_puct > 0.0 && m.c_puct.is_finite()) {
-            return bad("c_puct", "an exploration constant above 0");
+        if (o.set)(self, value) {
+            Ok(())
+        } else {
+            Err(SettingsError::new(
+                key,
+                format!("must be {} (not `{value}`)", o.expected),
+            ))
         }
-        if !(0.0..=2.0).contains(&m.fpu_reduction) {
-            return bad("fpu", "a first-play reduction from 0 to 2");
-        }
-        if !(m.dirichlet_alpha > 0.0 && m.dirichlet_alpha.is_finite()) {
-            return bad("dirichlet_alpha", "above 0");
-        }
-        if !(0.0..=1.0).contains(&m.dirichlet_epsilon) {
-            return bad("dirichlet_epsilon", "from 0 (no noise) to 1");
-        }
-        if !(1..=256).contains(&m.batch) {
-            return bad("batch", "1 to 256 leaves a network call");
-        }
-        if m.gumbel.is_some_and(|g| g.max_actions < 2) {
-            return bad("gumbel_actions", "at least 2");
-        }
-        if !(0.0..=100.0).contains(&m.forced_playouts) {
-            return bad("forced_playouts", "from 0 (off) to 100 (KataGo: 2)");
-        }
-        if !(0.0..=1.0).contains(&m.minimax_weight) {
-            return bad("minimax", "a weight from 0 (off) to 1");
-        }
-        if !MctsConfig::POLICY_TEMPERATURES.contains(&m.policy_temperature) {
-            return bad(
-                "ptemp",
-                "a policy temperature from 0.1 to 10 (1 = the priors as given)",
-            );
-        }
-        if let Some(b) = &self.blend {
-            if !(1..=MAX_BLEND_DEPTH).contains(&b.depth) {
-                return bad("blend", "an alpha-beta depth of 1 to 8, or 0 (off)");
-            }
-            if !(0.0..=1.0).contains(&b.weight) {
-                return bad("blend_weight", "from 0 to 1");
-            }
-            if !(1.0..=100_000.0).contains(&b.scale) {
-                return bad("blend_scale", "1 to 100000 hundredths of a piece");
+    }
+
+    /// Checks every value against its range, and that `variant` can use them: the
+    /// alpha-beta engine of the blend and the guard plays tsivy and dimy only.
+    ///
+    /// # Errors
+    /// The first setting that cannot be used, by its name.
+    pub fn validate(&self, variant: Variant) -> Result<(), SettingsError> {
+        for o in OPTIONS {
+            if !(o.valid)(self) {
+                return Err(SettingsError::new(
+                    o.name,
+                    format!("must be {}", o.expected),
+                ));
             }
         }
-        if let Some(g) = &self.guard {
-            if !(2..=MAX_GUARD_DEPTH).contains(&g.depth) {
-                return bad("guard", "an alpha-beta depth of 2 to 20, or 0 (off)");
-            }
-            if !(0..=100_000).contains(&g.margin) {
-                return bad("guard_margin", "0 to 100000 hundredths of a piece");
+        if variant == Variant::Telo {
+            for (key, on) in [("blend", self.blend > 0), ("guard", self.guard > 0)] {
+                if on {
+                    return Err(SettingsError::new(
+                        key,
+                        "needs the alpha-beta engine, which plays tsivy and dimy, not telo",
+                    ));
+                }
             }
         }
         Ok(())
+    }
+}
+
+/// The settings' names, for messages.
+pub fn option_names() -> String {
+    OPTIONS
+        .iter()
+        .map(|o| o.name)
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
+/// Reads a duration: `250ms`, `1s`, `1.5s`, `2m` (`2min`); a bare number is seconds.
+pub fn parse_duration(s: &str) -> Option<std::time::Duration> {
+    let (num, unit) = s
+        .find(|c: char| c.is_ascii_alphabetic())
+        .map_or((s, "s"), |i| (&s[..i], &s[i..]));
+    let v: f64 = num
+        .parse()
+        .ok()
+        .filter(|v: &f64| v.is_finite() && *v >= 0.0)?;
+    let secs = match unit {
+        "ms" => v / 1000.0,
+        "s" => v,
+        "m" | "min" => v * 60.0,
+        _ => return None,
+    };
+    Some(std::time::Duration::from_secs_f64(secs))
+}
+
+/// An alpha-beta player's settings (`ab:depth=8,hash=64`): the engine's configuration
+/// and its budget, each setting declared once in [`AB_OPTIONS`].
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct AbSettings {
+    /// The engine's configuration.
+    pub cfg: AbConfig,
+    /// The budget.
+    pub limits: Limits,
+    /// Whether `threads` was given (else [`AbSettings::finish`] picks).
+    pub threads_given: bool,
+}
+
+/// One alpha-beta setting: its name, what it does, its range in words, how it is read.
+#[derive(Clone, Copy)]
+pub struct AbOption {
+    /// The name specs use.
+    pub name: &'static str,
+    /// What it does.
+    pub help: &'static str,
+    /// Its range, in words.
+    pub expected: &'static str,
+    set: fn(&mut AbSettings, &str) -> Option<()>,
+}
+
+impl std::fmt::Debug for AbOption {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("AbOption")
+            .field("name", &self.name)
+            .finish_non_exhaustive()
+    }
+}
+
+/// Every alpha-beta setting a user may change, once each.
+pub const AB_OPTIONS: &[AbOption] = &[
+    AbOption {
+        name: "depth",
+        help: "search this many turns deep (iterative deepening up to it)",
+        expected: "1 to 100",
+        set: |s, v| {
+            s.limits.depth = Some(v.parse().ok().filter(|d| (1..=100).contains(d))?);
+            Some(())
+        },
+    },
+    AbOption {
+        name: "nodes",
+        help: "stop after about this many nodes",
+        expected: "a number of nodes",
+        set: |s, v| {
+            s.limits.nodes = Some(v.parse().ok()?);
+            Some(())
+        },
+    },
+    AbOption {
+        name: "time",
+        help: "stop after about this much time a turn",
+        expected: "a time such as 200ms or 1s",
+        set: |s, v| {
+            s.limits.time = Some(parse_duration(v)?);
+            Some(())
+        },
+    },
+    AbOption {
+        name: "hash",
+        help: "the transposition table's size in MiB",
+        expected: "MiB, 1 to 65536",
+        set: |s, v| {
+            s.cfg.hash_mb = v.parse().ok().filter(|m| (1..=65536).contains(m))?;
+            Some(())
+        },
+    },
+    AbOption {
+        name: "qdepth",
+        help: "how many capture turns deep the quiescence search may go",
+        expected: "a number of capture turns",
+        set: |s, v| {
+            s.cfg.qsearch_depth = v.parse().ok()?;
+            Some(())
+        },
+    },
+    AbOption {
+        name: "threads",
+        help: "search threads (lazy SMP); by default 1, or every core on a clock in play, analyze and serve",
+        expected: "1 to 256",
+        set: |s, v| {
+            s.cfg.threads = v.parse().ok().filter(|t| (1..=256).contains(t))?;
+            s.threads_given = true;
+            Some(())
+        },
+    },
+];
+
+impl AbSettings {
+    /// Sets the alpha-beta setting `key` from text; `Ok(false)` if `key` names none.
+    ///
+    /// # Errors
+    /// A value out of range: the message says the range.
+    pub fn set(&mut self, key: &str, value: &str) -> Result<bool, SettingsError> {
+        let Some(o) = AB_OPTIONS.iter().find(|o| o.name == key) else {
+            return Ok(false);
+        };
+        (o.set)(self, value).map(|()| true).ok_or_else(|| {
+            SettingsError::new(key, format!("must be {} (not `{value}`)", o.expected))
+        })
+    }
+
+    /// The configuration and budget to search with: 6 turns deep when no budget was
+    /// given; on a clock, `threads` threads unless the spec said (searches limited by
+    /// depth or nodes stay on one thread, and reproducible).
+    pub fn finish(mut self, threads: usize) -> (AbConfig, Limits) {
+        if self.limits == Limits::default() {
+            self.limits.depth = Some(6);
+        }
+        if !self.threads_given && self.limits.depth.is_none() && self.limits.nodes.is_none() {
+            self.cfg.threads = threads.max(1);
+        }
+        (self.cfg, self.limits)
+    }
+}
+
+/// The alpha-beta settings' names, for messages.
+pub fn ab_option_names() -> String {
+    AB_OPTIONS
+        .iter()
+        .map(|o| o.name)
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
+/// Settings a user named (a spec's options), checked as they are read and applied over
+/// a preset once the board is known ([`Overrides::apply`]).
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Overrides(Vec<(&'static str, String, String)>);
+
+fn option(name: &str) -> &'static SearchOption {
+    SearchOption::find(name).expect("a name from the table")
+}
+
+impl Overrides {
+    /// Records `key=value` if `key` names a search setting (`Ok(false)` if it names none),
+    /// checking the value against its range.
+    ///
+    /// # Errors
+    /// A value out of range.
+    pub fn read(&mut self, key: &str, value: &str) -> Result<bool, SettingsError> {
+        let Some(o) = SearchOption::find(key) else {
+            return Ok(false);
+        };
+        SearchSettings::player(Variant::Tsivy, false).set(key, value)?;
+        self.0.push((o.name, key.to_string(), value.to_string()));
+        // A refinement named with its parent named off can never be used.
+        if let Some(parent) = o.parent
+            && let Some(off) = self.named(parent).filter(|v| matches!(*v, "0" | "false"))
+        {
+            return Err(SettingsError::new(
+                key,
+                format!("has no effect with {parent}={off}"),
+            ));
+        }
+        if let Some(child) = self
+            .0
+            .iter()
+            .find(|(c, ..)| option(c).parent == Some(o.name))
+            && matches!(value, "0" | "false")
+        {
+            return Err(SettingsError::new(
+                &child.1,
+                format!("has no effect with {key}={value}"),
+            ));
+        }
+        Ok(true)
+    }
+
+    /// The value named for the setting `name` (by any of its names), the last if several.
+    pub fn named(&self, name: &str) -> Option<&str> {
+        let o = SearchOption::find(name)?;
+        self.0
+            .iter()
+            .rev()
+            .find(|(x, ..)| *x == o.name)
+            .map(|(_, _, v)| v.as_str())
+    }
+
+    /// `preset` with these settings applied, checked for `variant`.
+    ///
+    /// # Errors
+    /// A refinement of a setting that is off (`guard_margin` with no guard), or a setting
+    /// the board cannot use (a guard on telo).
+    pub fn apply(
+        &self,
+        mut preset: SearchSettings,
+        variant: Variant,
+    ) -> Result<SearchSettings, SettingsError> {
+        for (_, key, value) in &self.0 {
+            preset.set(key, value)?;
+        }
+        for (name, key, _) in &self.0 {
+            if let Some(parent) = option(name).parent.map(option)
+                && !parent.is_on(&preset)
+            {
+                return Err(SettingsError::new(
+                    key,
+                    format!("needs {} (it is off here)", parent.name),
+                ));
+            }
+        }
+        preset.validate(variant).map_err(|e| {
+            // Name the setting as the user wrote it.
+            match self.0.iter().find(|(name, ..)| *name == e.key) {
+                Some((_, key, _)) => SettingsError::new(key, e.problem),
+                None => e,
+            }
+        })?;
+        Ok(preset)
     }
 }
 
@@ -170,45 +639,6 @@ impl MctsConfig {
     }
 }
 
-impl BlendConfig {
-    /// The players' blend for `variant`: [`PLAYER_BLEND_DEPTH`] turns, half the value;
-    /// none on telo.
-    pub fn player(variant: Variant) -> Option<BlendConfig> {
-        (variant != Variant::Telo).then(|| BlendConfig {
-            depth: PLAYER_BLEND_DEPTH,
-            ..BlendConfig::default()
-        })
-    }
-}
-
-impl GuardConfig {
-    /// The players' guard for `variant` (none on telo):
-    ///
-    /// - On a clock (`timed`): as deep as its share of the turn's time allows, up to
-    ///   [`MAX_GUARD_DEPTH`], and only the turns it scores best (margin 0): the network
-    ///   breaks ties. In search10 at 50 ms a turn this scored 8.5 points more on tsivy
-    ///   than letting the network choose within half a piece.
-    /// - At a fixed number of simulations: [`SIMS_GUARD_DEPTH`] turns deep, within half a
-    ///   piece of the best: with 400 simulations the network's choice among the sound
-    ///   turns is worth more than alpha-beta's.
-    pub fn player(variant: Variant, timed: bool) -> Option<GuardConfig> {
-        if variant == Variant::Telo {
-            return None;
-        }
-        Some(if timed {
-            GuardConfig {
-                depth: MAX_GUARD_DEPTH,
-                margin: 0,
-            }
-        } else {
-            GuardConfig {
-                depth: SIMS_GUARD_DEPTH,
-                ..GuardConfig::default()
-            }
-        })
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -217,61 +647,199 @@ mod tests {
     fn the_presets_are_valid_and_differ_where_measured() {
         for variant in [Variant::Tsivy, Variant::Dimy, Variant::Telo] {
             for timed in [false, true] {
-                SearchSettings::player(variant, timed).validate().unwrap();
+                SearchSettings::player(variant, timed)
+                    .validate(variant)
+                    .unwrap();
             }
+            SearchSettings::selfplay().validate(variant).unwrap();
         }
-        SearchSettings::selfplay().validate().unwrap();
         let p = SearchSettings::player(Variant::Tsivy, false);
         let s = SearchSettings::selfplay();
-        assert_eq!(p.mcts.minimax_weight, 0.5);
-        assert_eq!(p.mcts.policy_temperature, 3.0);
-        assert_eq!(s.mcts.minimax_weight, 0.0);
-        assert_eq!(s.mcts.policy_temperature, 1.0);
-        assert!(s.mcts.dirichlet_epsilon > 0.0 && p.mcts.dirichlet_epsilon == 0.0);
-        assert_eq!(p.guard.map(|g| (g.depth, g.margin)), Some((8, 50)));
+        assert_eq!(p.mcts(), MctsConfig::player());
+        assert_eq!(s.mcts(), MctsConfig::selfplay());
+        assert_eq!(p.minimax, 0.5);
+        assert_eq!(p.ptemp, 3.0);
+        assert_eq!(s.minimax, 0.0);
+        assert_eq!(s.ptemp, 1.0);
+        assert!(s.dirichlet_epsilon > 0.0 && p.dirichlet_epsilon == 0.0);
+        assert_eq!(p.guard().map(|g| (g.depth, g.margin)), Some((8, 50)));
         let timed = SearchSettings::player(Variant::Dimy, true);
-        assert_eq!(timed.guard.map(|g| (g.depth, g.margin)), Some((20, 0)));
-        assert_eq!(p.blend.map(|b| b.depth), Some(3));
+        assert_eq!(timed.guard().map(|g| (g.depth, g.margin)), Some((20, 0)));
+        assert_eq!(
+            p.blend().map(|b| (b.depth, b.weight, b.scale)),
+            Some((3, 0.5, 150.0))
+        );
         let telo = SearchSettings::player(Variant::Telo, true);
-        assert!(telo.guard.is_none() && telo.blend.is_none());
-        assert!(s.guard.is_none() && s.blend.is_none());
+        assert!(telo.guard().is_none() && telo.blend().is_none());
+        assert!(s.guard().is_none() && s.blend().is_none());
     }
 
     #[test]
-    fn the_validator_names_the_setting() {
-        type Spoil = fn(&mut SearchSettings);
-        let cases: [(&str, Spoil); 9] = [
-            ("c_puct", |s| s.mcts.c_puct = 0.0),
-            ("fpu", |s| s.mcts.fpu_reduction = 3.0),
-            ("minimax", |s| s.mcts.minimax_weight = 1.5),
-            ("ptemp", |s| s.mcts.policy_temperature = 11.0),
-            ("forced_playouts", |s| s.mcts.forced_playouts = -1.0),
-            ("batch", |s| s.mcts.batch = 0),
-            ("guard", |s| {
-                s.guard = Some(GuardConfig {
-                    depth: 1,
-                    margin: 0,
-                })
-            }),
-            ("guard_margin", |s| {
-                s.guard = Some(GuardConfig {
-                    depth: 4,
-                    margin: -1,
-                })
-            }),
-            ("blend_weight", |s| {
-                s.blend = Some(BlendConfig {
-                    weight: 2.0,
-                    ..BlendConfig::default()
-                })
-            }),
-        ];
-        for (key, spoil) in cases {
-            let mut s = SearchSettings::player(Variant::Tsivy, false);
-            spoil(&mut s);
-            let e = s.validate().unwrap_err();
-            assert_eq!(e.key, key, "{e}");
-            assert!(e.to_string().starts_with(key), "{e}");
+    fn every_setting_is_declared_once_and_reads_back_what_it_writes() {
+        let mut names: Vec<&str> = OPTIONS
+            .iter()
+            .flat_map(|o| std::iter::once(o.name).chain(o.aliases.iter().copied()))
+            .collect();
+        let n = names.len();
+        names.sort_unstable();
+        names.dedup();
+        assert_eq!(names.len(), n, "a name declared twice");
+        for preset in [
+            SearchSettings::player(Variant::Tsivy, true),
+            SearchSettings::selfplay(),
+        ] {
+            let mut copy = SearchSettings::player(Variant::Telo, false);
+            for o in OPTIONS {
+                copy.set(o.name, &o.value(&preset)).unwrap();
+                if let Some(p) = o.parent {
+                    assert!(SearchOption::find(p).is_some(), "{}", o.name);
+                }
+            }
+            assert_eq!(copy, preset);
         }
+        // The older names still read.
+        let mut s = SearchSettings::selfplay();
+        for (old, value) in [
+            ("fpu_reduction", "0.5"),
+            ("leaves_per_game", "8"),
+            ("minimax_weight", "0.25"),
+            ("policy_temperature", "2"),
+            ("blend_depth", "2"),
+        ] {
+            s.set(old, value).unwrap();
+        }
+        assert_eq!(
+            (s.fpu, s.batch, s.minimax, s.ptemp, s.blend),
+            (0.5, 8, 0.25, 2.0, 2)
+        );
+    }
+
+    #[test]
+    fn errors_name_the_setting_and_its_range() {
+        let mut s = SearchSettings::player(Variant::Tsivy, false);
+        for (key, value) in [
+            ("c_puct", "0"),
+            ("fpu", "3"),
+            ("minimax", "1.5"),
+            ("ptemp", "11"),
+            ("forced_playouts", "-1"),
+            ("batch", "0"),
+            ("guard", "1"),
+            ("guard_margin", "-1"),
+            ("blend", "9"),
+            ("blend_weight", "2"),
+            ("gumbel", "yes"),
+            ("minimax_weight", "x"),
+        ] {
+            let e = s.set(key, value).unwrap_err();
+            assert_eq!(e.key, key, "{e}");
+            let want = SearchOption::find(key).unwrap().expected;
+            assert!(e.to_string().starts_with(key), "{e}");
+            assert!(e.to_string().contains(want), "{e}");
+        }
+        assert_eq!(s, SearchSettings::player(Variant::Tsivy, false));
+        let e = s.set("contempt", "0.2").unwrap_err();
+        assert!(e.to_string().contains("c_puct, fpu"), "{e}");
+        // The board: no alpha-beta on telo.
+        let mut telo = SearchSettings::player(Variant::Telo, false);
+        telo.validate(Variant::Telo).unwrap();
+        telo.guard = 4;
+        assert_eq!(telo.validate(Variant::Telo).unwrap_err().key, "guard");
+        telo.validate(Variant::Dimy).unwrap();
+    }
+
+    #[test]
+    fn overrides_apply_over_the_board_s_preset() {
+        let read = |spec: &[(&str, &str)]| {
+            let mut o = Overrides::default();
+            for (k, v) in spec {
+                assert!(o.read(k, v)?, "{k}");
+            }
+            Ok::<_, SettingsError>(o)
+        };
+        let o = read(&[("guard", "4"), ("blend_weight", "0.75")]).unwrap();
+        let s = o
+            .apply(
+                SearchSettings::player(Variant::Tsivy, false),
+                Variant::Tsivy,
+            )
+            .unwrap();
+        assert_eq!(s.guard().map(|g| (g.depth, g.margin)), Some((4, 50)));
+        assert_eq!(s.blend().map(|b| (b.depth, b.weight)), Some((3, 0.75)));
+        // Telo has no blend to refine, and no alpha-beta for a guard.
+        let telo = SearchSettings::player(Variant::Telo, false);
+        assert_eq!(
+            o.apply(telo.clone(), Variant::Telo).unwrap_err().key,
+            "blend_weight"
+        );
+        let g = read(&[("guard", "4")]).unwrap();
+        assert_eq!(
+            g.apply(telo.clone(), Variant::Telo).unwrap_err().key,
+            "guard"
+        );
+        // Turning the blend and the guard off is fine anywhere.
+        let off = read(&[("blend", "0"), ("guard", "0")]).unwrap();
+        assert_eq!(off.apply(telo.clone(), Variant::Telo).unwrap(), telo);
+        // A refinement of a setting named off can never act: refused as it is read.
+        for bad in [
+            &[("blend", "0"), ("blend_weight", "0.5")][..],
+            &[("blend_scale", "100"), ("blend", "0")],
+            &[("guard", "0"), ("guard_margin", "10")],
+            &[("gumbel", "false"), ("gumbel_actions", "8")],
+        ] {
+            assert!(read(bad).is_err(), "{bad:?}");
+        }
+        assert!(!Overrides::default().read("sims", "4").unwrap());
+        assert_eq!(
+            read(&[("minimax_weight", "0.25")])
+                .unwrap()
+                .named("minimax"),
+            Some("0.25")
+        );
+    }
+
+    #[test]
+    fn the_players_guide_lists_every_setting() {
+        let guide = include_str!("../../../docs/players.md");
+        for o in OPTIONS {
+            assert!(
+                guide.contains(&format!("`{}=", o.name)),
+                "docs/players.md: {}",
+                o.name
+            );
+        }
+        for o in AB_OPTIONS {
+            assert!(
+                guide.contains(&format!("`{}=", o.name)),
+                "docs/players.md: ab {}",
+                o.name
+            );
+        }
+    }
+
+    #[test]
+    fn ab_settings_read_through_their_table() {
+        let mut ab = AbSettings::default();
+        assert_eq!(ab.set("depth", "8"), Ok(true));
+        assert_eq!(ab.set("sims", "8"), Ok(false));
+        let e = ab.set("depth", "0").unwrap_err().to_string();
+        assert!(e.contains("depth must be 1 to 100 (not `0`)"), "{e}");
+        assert!(ab.set("threads", "0").is_err());
+        assert!(ab.set("hash", "70000").is_err());
+        assert!(ab.set("time", "fast").is_err());
+        // No budget: 6 turns; a clock takes the caller's threads unless told.
+        let (_, limits) = AbSettings::default().finish(4);
+        assert_eq!(limits.depth, Some(6));
+        let mut timed = AbSettings::default();
+        timed.set("time", "100ms").unwrap();
+        assert_eq!(timed.clone().finish(4).0.threads, 4);
+        timed.set("threads", "2").unwrap();
+        assert_eq!(timed.finish(4).0.threads, 2);
+        let (cfg, _) = ab.finish(4);
+        assert_eq!(
+            cfg.threads,
+            AbConfig::default().threads,
+            "a depth stays on one thread"
+        );
     }
 }

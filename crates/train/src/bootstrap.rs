@@ -24,7 +24,7 @@
 
 use crate::config::BootstrapConfig;
 use crate::records::{Sample, ownership_targets};
-use crate::selfplay::AbEval;
+use crate::selfplay::AbLearned;
 use fanorona_rules::game::action_index;
 use fanorona_rules::{Color, History, Outcome, Position, TurnMode};
 use fanorona_search::{AbConfig, AlphaBeta, BlendConfig, Limits, score_wdl, wdl_index};
@@ -58,7 +58,7 @@ pub struct BootstrapStats {
 pub fn teacher_samples(
     start: &Position,
     cfg: &BootstrapConfig,
-    eval: &AbEval,
+    eval: &AbLearned,
     max_turns: u32,
     seed: u64,
     on_games: &mut dyn FnMut(usize),
@@ -95,7 +95,7 @@ pub fn teacher_samples(
 pub fn teacher_chunks(
     start: &Position,
     cfg: &BootstrapConfig,
-    eval: &AbEval,
+    eval: &AbLearned,
     games: std::ops::Range<usize>,
     max_turns: u32,
     seed: u64,

@@ -2,7 +2,7 @@
 //! unknown keys rejected, `key=value` overrides, written back resolved into the run.
 
 use fanorona_rules::{RuleOptions, Variant};
-use fanorona_search::{BlendConfig, GuardConfig, GumbelConfig, MctsConfig, SearchSettings};
+use fanorona_search::SearchSettings;
 use serde::{Deserialize, Serialize};
 use std::path::Path;
 
@@ -59,9 +59,12 @@ pub struct NetSection {
     pub channels: usize,
 }
 
-/// `[selfplay]`: how games are generated.
+/// `[selfplay]`: how games are generated. Its search keys (`fpu`, `ptemp`, `guard`, ...)
+/// are the search's settings, read and written through their one table
+/// ([`fanorona_search::settings::OPTIONS`], the names and ranges of the players' `mcts:`
+/// specs); any other key the section does not know is an error.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-#[serde(deny_unknown_fields, default)]
+#[serde(default)]
 pub struct SelfPlayConfig {
     /// Games played at once; their leaves share network batches.
     pub games_in_flight: usize,
@@ -73,8 +76,6 @@ pub struct SelfPlayConfig {
     pub fast_sims: u32,
     /// Share of decisions searched fully (and recorded) when fast searches are on.
     pub full_search_prob: f32,
-    /// Leaves each game hands out per network call.
-    pub leaves_per_game: usize,
     /// Self-play threads, each with its own share of the games in flight, its own copy
     /// of the network and one core's worth of work: every thread's network calls and
     /// tree work run on that thread alone, side by side. On a CPU this beats one stream
@@ -99,19 +100,6 @@ pub struct SelfPlayConfig {
     /// that training never sees the positions it is measured on. A relative path is read
     /// from the working folder. Empty: the start position.
     pub book: String,
-    /// PUCT exploration constant.
-    pub c_puct: f32,
-    /// First-play urgency reduction (`mcts:fpu=`).
-    #[serde(alias = "fpu_reduction")]
-    pub fpu: f32,
-    /// Root Dirichlet noise concentration.
-    pub dirichlet_alpha: f32,
-    /// Root Dirichlet noise weight (0 = off).
-    pub dirichlet_epsilon: f32,
-    /// Gumbel root search instead of PUCT + noise at the root.
-    pub gumbel: bool,
-    /// Gumbel: actions considered at the root.
-    pub gumbel_actions: usize,
     /// A game longer than this many decisions is scored a draw.
     pub max_decisions: u32,
     /// Resign when the root's expected score (win - loss) falls below this (-1 = never).
@@ -132,41 +120,6 @@ pub struct SelfPlayConfig {
     /// at the root (its visit-averaged win/draw/loss), as Lc0 and KataGo mix them; 0 = the
     /// result alone. Less noise from the game's later moves, some bias from the search.
     pub value_q_weight: f32,
-    /// Leaf values mixed with an alpha-beta search of this many turns (0 = off; tsivy and
-    /// dimy): the search's tactics in the self-play targets (see `fanorona_search::AbBlend`;
-    /// `mcts:blend=` in the arena).
-    #[serde(alias = "blend_depth")]
-    pub blend: u32,
-    /// The alpha-beta search's share of a blended leaf value (with `blend`).
-    pub blend_weight: f32,
-    /// MCTS-solver: positions settled by their children's exact values are not searched
-    /// again (`fanorona_search::MctsConfig::solver`).
-    pub solver: bool,
-    /// Forced playouts at the root and policy target pruning, KataGo's `k` (its self-play
-    /// uses 2; 0 = off): `fanorona_search::MctsConfig::forced_playouts`.
-    pub forced_playouts: f32,
-    /// Implicit minimax backups' weight in selection, 0 to 1 (0 = off, the default here:
-    /// in self-play it made no stronger network, experiments/search4; players use 0.5):
-    /// `fanorona_search::MctsConfig::minimax_weight` (`mcts:minimax=` in the arena).
-    #[serde(alias = "minimax_weight")]
-    pub minimax: f32,
-    /// Policy softmax temperature of the self-play search, 0.1 to 10: each expanded
-    /// position's priors raised to `1 / T` and normalised (1 = the priors as given, the
-    /// default here; players use 3, measured in play with fixed networks,
-    /// experiments/search6): `fanorona_search::MctsConfig::policy_temperature`
-    /// (`mcts:ptemp=` in the arena).
-    #[serde(alias = "policy_temperature")]
-    pub ptemp: f32,
-    /// A tactical guard in self-play (0 = off; at least 2; tsivy and dimy): before each
-    /// turn an alpha-beta search of this many turns scores every legal turn, and the
-    /// search chooses and records targets only among those within `guard_margin` of the
-    /// best (`fanorona_search::TurnGuard`, as `mcts:guard=D` in the arena), so that the
-    /// games and their policy targets hold no blunder that search sees. Use it with
-    /// `book`: from dimy's start position the guarded line is one that Black wins, and
-    /// every game follows it (experiments/dimy30).
-    pub guard: u32,
-    /// Hundredths of a piece a turn kept by `guard` may score below the best.
-    pub guard_margin: i32,
     /// A learned evaluation (`fanorona tune-eval`'s file, for instance
     /// `checkpoints/release/tsivy/eval.txt`) for the alpha-beta searches of `blend`
     /// and `guard`; "" = the hand-written evaluation, `release` the release folder's.
@@ -176,6 +129,72 @@ pub struct SelfPlayConfig {
     /// ends there with their result, which becomes every earlier position's value target
     /// (docs/tablebases.md).
     pub tablebases: String,
+    /// The search: [`SearchSettings::selfplay`] with the section's search keys. A guard
+    /// in self-play (`guard`) keeps the games and their policy targets free of the
+    /// blunders its search sees; use it with `book`: from dimy's start position the
+    /// guarded line is one that Black wins, and every game follows it (experiments/dimy30).
+    #[serde(flatten, with = "search_keys")]
+    pub search: SearchSettings,
+}
+
+/// `[selfplay]`'s search keys through the search settings' table: written with their
+/// types, read by any of their names; a key that is neither a field of
+/// [`SelfPlayConfig`] nor a search setting is an error naming it.
+mod search_keys {
+    use fanorona_search::SearchSettings;
+    use fanorona_search::settings::{OPTIONS, OptionKind, SearchOption, option_names};
+    use serde::de::{Error, MapAccess, Visitor};
+    use serde::ser::SerializeMap;
+
+    pub fn serialize<S: serde::Serializer>(s: &SearchSettings, ser: S) -> Result<S::Ok, S::Error> {
+        let mut map = ser.serialize_map(Some(OPTIONS.len()))?;
+        for o in OPTIONS {
+            let v = o.value(s);
+            let bad = || serde::ser::Error::custom(format!("selfplay.{} = {v}", o.name));
+            match o.kind {
+                OptionKind::Bool => {
+                    map.serialize_entry(o.name, &v.parse::<bool>().map_err(|_| bad())?)?
+                }
+                OptionKind::Int => {
+                    map.serialize_entry(o.name, &v.parse::<i64>().map_err(|_| bad())?)?
+                }
+                OptionKind::Float => {
+                    map.serialize_entry(o.name, &v.parse::<f32>().map_err(|_| bad())?)?
+                }
+            }
+        }
+        map.end()
+    }
+
+    pub fn deserialize<'de, D: serde::Deserializer<'de>>(d: D) -> Result<SearchSettings, D::Error> {
+        struct Keys;
+        impl<'de> Visitor<'de> for Keys {
+            type Value = SearchSettings;
+            fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+                f.write_str("the [selfplay] section")
+            }
+            fn visit_map<A: MapAccess<'de>>(self, mut a: A) -> Result<SearchSettings, A::Error> {
+                let mut s = SearchSettings::selfplay();
+                while let Some(key) = a.next_key::<String>()? {
+                    let value: toml::Value = a.next_value()?;
+                    if SearchOption::find(&key).is_none() {
+                        return Err(A::Error::custom(format!(
+                            "unknown key `selfplay.{key}` (the section's own keys are in configs/tsivy.toml; its search settings: {})",
+                            option_names()
+                        )));
+                    }
+                    let text = match value {
+                        toml::Value::String(x) => x,
+                        other => other.to_string(),
+                    };
+                    s.set(&key, &text)
+                        .map_err(|e| A::Error::custom(format!("selfplay.{e}")))?;
+                }
+                Ok(s)
+            }
+        }
+        d.deserialize_map(Keys)
+    }
 }
 
 /// `[train]`: optimisation.
@@ -424,26 +443,16 @@ impl SelfPlayConfig {
 
 impl Default for SelfPlayConfig {
     fn default() -> Self {
-        // The search's constants come from self-play's preset, declared once in the
-        // search crate.
-        let preset = SearchSettings::selfplay().mcts;
         SelfPlayConfig {
             games_in_flight: 64,
             games_per_generation: 128,
             sims: 200,
             fast_sims: 0,
             full_search_prob: 0.25,
-            leaves_per_game: preset.batch,
             workers: 0,
             temperature_moves: 20,
             opening_turns: 0,
             book: String::new(),
-            c_puct: preset.c_puct,
-            fpu: preset.fpu_reduction,
-            dirichlet_alpha: preset.dirichlet_alpha,
-            dirichlet_epsilon: preset.dirichlet_epsilon,
-            gumbel: false,
-            gumbel_actions: GumbelConfig::default().max_actions,
             max_decisions: 600,
             resign_threshold: -1.0,
             resign_check_share: 0.1,
@@ -451,54 +460,9 @@ impl Default for SelfPlayConfig {
             draw_decisions: 20,
             random_symmetry: true,
             value_q_weight: 0.0,
-            blend: 0,
-            blend_weight: BlendConfig::default().weight,
-            solver: preset.solver,
-            forced_playouts: preset.forced_playouts,
-            minimax: preset.minimax_weight,
-            ptemp: preset.policy_temperature,
-            guard: 0,
-            guard_margin: GuardConfig::default().margin,
             ab_eval: String::new(),
             tablebases: String::new(),
-        }
-    }
-}
-
-impl SelfPlayConfig {
-    /// The self-play search's settings: [`SearchSettings::selfplay`] with this section's
-    /// keys (the same names and ranges as the players' `mcts:` specs).
-    pub fn search(&self) -> SearchSettings {
-        SearchSettings {
-            mcts: MctsConfig {
-                c_puct: self.c_puct,
-                fpu_reduction: self.fpu,
-                dirichlet_alpha: self.dirichlet_alpha,
-                // Gumbel root search brings its own noise.
-                dirichlet_epsilon: if self.gumbel {
-                    0.0
-                } else {
-                    self.dirichlet_epsilon
-                },
-                batch: self.leaves_per_game,
-                gumbel: self.gumbel.then_some(GumbelConfig {
-                    max_actions: self.gumbel_actions,
-                    ..GumbelConfig::default()
-                }),
-                solver: self.solver,
-                forced_playouts: self.forced_playouts,
-                minimax_weight: self.minimax,
-                policy_temperature: self.ptemp,
-            },
-            blend: (self.blend > 0).then(|| BlendConfig {
-                depth: self.blend,
-                weight: self.blend_weight,
-                ..BlendConfig::default()
-            }),
-            guard: (self.guard > 0).then_some(GuardConfig {
-                depth: self.guard,
-                margin: self.guard_margin,
-            }),
+            search: SearchSettings::selfplay(),
         }
     }
 }
@@ -680,13 +644,9 @@ impl TrainConfig {
             return bad("rules.vela: telo has no vela");
         }
         let s = &self.selfplay;
-        if s.games_in_flight == 0
-            || s.games_per_generation == 0
-            || s.sims == 0
-            || s.leaves_per_game == 0
-        {
+        if s.games_in_flight == 0 || s.games_per_generation == 0 || s.sims == 0 {
             return bad(
-                "selfplay.games_in_flight, games_per_generation, sims and leaves_per_game must be at least 1",
+                "selfplay.games_in_flight, games_per_generation and sims must be at least 1",
             );
         }
         if !(0.0..=1.0).contains(&s.full_search_prob)
@@ -699,29 +659,19 @@ impl TrainConfig {
             );
         }
         // The search's settings: one validator with the players' specs.
-        if let Err(e) = s.search().validate() {
-            let key = match e.key {
-                "batch" => "leaves_per_game",
-                k => k,
-            };
-            return bad(&format!("selfplay.{key} must be {}", e.expected));
-        }
-        if s.blend > 0 && self.variant == "telo" {
-            return bad("selfplay.blend: the alpha-beta engine plays tsivy and dimy, not telo");
+        if let Err(e) = s.search.validate(self.variant()) {
+            return bad(&format!("selfplay.{e}"));
         }
         if !s.tablebases.is_empty() && self.variant == "telo" {
             return bad("selfplay.tablebases: endgame tables are for tsivy and dimy, not telo");
         }
-        if !s.ab_eval.is_empty() && s.blend == 0 && s.guard == 0 {
+        if !s.ab_eval.is_empty() && s.search.blend == 0 && s.search.guard == 0 {
             return bad(
                 "selfplay.ab_eval: a learned evaluation for the alpha-beta searches needs selfplay.blend or selfplay.guard above 0",
             );
         }
         if s.draw_value > 0.0 && s.draw_decisions == 0 {
             return bad("selfplay.draw_decisions must be at least 1 when draw_value is set");
-        }
-        if s.guard > 0 && self.variant == "telo" {
-            return bad("selfplay.guard: the alpha-beta engine plays tsivy and dimy, not telo");
         }
         if s.opening_turns > 100 {
             return bad("selfplay.opening_turns must be at most 100");
@@ -911,6 +861,7 @@ mod tests {
             ok(&["selfplay.minimax_weight=0.3"])
                 .unwrap()
                 .selfplay
+                .search
                 .minimax,
             0.3
         );
@@ -923,6 +874,7 @@ mod tests {
             ok(&["selfplay.policy_temperature=3"])
                 .unwrap()
                 .selfplay
+                .search
                 .ptemp,
             3.0
         );

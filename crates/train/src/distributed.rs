@@ -32,14 +32,14 @@
 //! finding its sequence number taken by another session stops (two workers with one ID).
 
 use crate::config::TrainConfig;
-use crate::metrics::{JsonlSink, MetricsSink, Recorded, Sinks, TensorboardSink, jsonl_has_step};
-use crate::records::{self, GameRecord, Sample, fnv};
-use crate::run::{
-    Learner, Progress, Summary, TrainError, generation_seed, io, log_generation, net_config,
-    play_generation, players_eval_file, read_json, read_selfplay_aids, read_selfplay_book,
-    summary_line, trainer,
+use crate::inputs::{players_eval_file, read_selfplay_aids, read_selfplay_book};
+use crate::learner::{
+    Generation, Keeper, Learner, Source, drive, generation_seed, net_config, open_sinks, trainer,
 };
+use crate::records::{self, GameRecord, Sample, fnv};
+use crate::run::play_generation;
 use crate::selfplay::SelfPlayStats;
+use crate::state::{Progress, Summary, TrainError, io, read_json};
 use crate::store::{Created, Store};
 use fanorona_nn::NetEvaluator;
 use fanorona_nn::burn::prelude::Device;
@@ -55,8 +55,8 @@ pub const LAYOUT: u32 = 1;
 /// Version of the chunk format.
 pub const CHUNK_VERSION: u32 = 1;
 const CHUNK_MAGIC: &[u8; 4] = b"FNRC";
-/// A learner checkpoint's metrics line, written again on resume if the kill came first.
-const METRICS_FILE: &str = "metrics.json";
+/// The file in each learner checkpoint that says which chunks it has read.
+const LEDGER_FILE: &str = "ledger.json";
 
 /// What a chunk says about itself.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -769,16 +769,13 @@ pub fn learn(
 
     // Resume from the newest checkpoint in the store, or start.
     let mut ledger = Ledger::default();
-    let mut resumed_metrics = None::<Recorded>;
+    let mut resumed = None::<PathBuf>;
     let mut learner = match rs.pointer("learner/LATEST")? {
         Some(g) => {
             let dir = opts.cache.join(format!("learner-{g:05}"));
             rs.download_dir(&format!("learner/{g:05}"), &dir)?;
             let (l, _) = Learner::resume(&dir, cfg, &opts.device, &mut |m| progress.message(m))?;
-            ledger = read_json(&dir.join("ledger.json"))?;
-            if dir.join(METRICS_FILE).exists() {
-                resumed_metrics = Some(read_json(&dir.join(METRICS_FILE))?);
-            }
+            ledger = read_json(&dir.join(LEDGER_FILE))?;
             // The network and optimizer read their files lazily: the folder stays in the
             // cache for the learner's life.
             progress.message(&format!(
@@ -791,6 +788,7 @@ pub fn learn(
                 l.replay.len(),
                 ledger.consumed.values().map(BTreeSet::len).sum::<usize>()
             ));
+            resumed = Some(dir);
             l
         }
         None => {
@@ -852,152 +850,31 @@ pub fn learn(
         publish_model(&rs, &learner, cfg, opts)?;
     }
 
-    let poll = Duration::from_secs_f64(cfg.distributed.poll_seconds);
-    let mut sinks = Sinks(vec![
-        Box::new(JsonlSink::open(&exp_dir.join("metrics.jsonl")).map_err(io(&exp_dir))?),
-        Box::new(TensorboardSink::open(&exp_dir.join("tb"))),
-    ]);
-    if let Some(m) = resumed_metrics
-        && !jsonl_has_step(&exp_dir.join("metrics.jsonl"), m.step)
-    {
-        m.replay(&mut sinks);
-    }
-    let session = Instant::now();
-    let seconds_before = learner.state.seconds;
-    let mut gen_start = Instant::now();
-    let mut pending_games = 0u64;
-    let mut pending_samples = 0u64;
-    let mut stats = SelfPlayStats::default();
-    let mut said = None::<Instant>;
+    let mut sinks = open_sinks(&exp_dir, resumed.as_deref())?;
     let gpg = cfg.selfplay.games_per_generation as u64;
-    // Objects under `chunks/` that are not chunks, each reported once.
-    let mut strays = BTreeSet::new();
-    // Chunks read and not yet in a generation, oldest sequence numbers first; read ahead
-    // up to the games workers may run ahead, so that the status they read is exact.
-    let mut queue: BTreeMap<(u64, String), Chunk> = BTreeMap::new();
-    let read_ahead = (cfg.distributed.max_staleness + 1) * gpg;
-    let mut status = None::<LearnerStatus>;
-    while target.is_none_or(|t| learner.state.generation < t) {
-        let now = look(
-            &rs,
-            &mut ledger,
-            &mut queue,
-            &mut strays,
-            read_ahead,
-            (learner.state.generation, true, pending_games),
-            progress,
-        )?;
-        // Into the next generation, oldest first, until it has its games.
-        while pending_games < gpg
-            && let Some(((seq, worker), chunk)) = queue.pop_first()
-        {
-            ledger.mark(&worker, seq);
-            if chunk.header.generation + cfg.distributed.max_staleness < learner.state.generation {
-                let key = rs.key(&chunk_key(&worker, seq));
-                let reason = format!(
-                    "played by model {}, more than distributed.max_staleness = {} generations before {}",
-                    chunk.header.generation,
-                    cfg.distributed.max_staleness,
-                    learner.state.generation
-                );
-                ledger.stale_chunks += 1;
-                ledger.stale_samples += chunk.header.samples;
-                ledger.stale_games += chunk.header.games;
-                ledger.stale.push(format!("{key}: {reason}"));
-                progress.message(&format!(
-                    "chunk `{key}` ({} games) dropped: {reason} (more games were in flight at once than a generation takes: workers x distributed.chunk_games above selfplay.games_per_generation?)",
-                    chunk.header.games
-                ));
-                continue;
-            }
-            pending_games += chunk.header.games;
-            pending_samples += chunk.header.samples;
-            learner.state.games += chunk.header.games;
-            learner.state.samples += chunk.header.samples;
-            let mut s = chunk.header.stats;
-            s.seconds = 0.0;
-            stats.add(&s);
-            learner.replay.extend(chunk.samples);
-        }
-        if status.as_ref() != Some(&now) {
-            rs.put(
-                LearnerStatus::KEY,
-                &serde_json::to_vec(&now).expect("serialises"),
-            )?;
-            status = Some(now);
-        }
-        if pending_games < gpg {
-            if said.is_none_or(|t| t.elapsed() > Duration::from_secs(30)) {
-                let dropped = if ledger.stale_chunks + ledger.quarantined.len() as u64 > 0 {
-                    format!(
-                        "; set aside so far: {} chunks ({} games) too old, {} damaged",
-                        ledger.stale_chunks,
-                        ledger.stale_games,
-                        ledger.quarantined.len()
-                    )
-                } else {
-                    String::new()
-                };
-                progress.message(&format!(
-                    "learner: generation {} has {pending_games} of {gpg} games (selfplay.games_per_generation); waiting for workers to upload more{dropped}",
-                    learner.state.generation + 1
-                ));
-                said = Some(Instant::now());
-            }
-            std::thread::sleep(poll);
-            continue;
-        }
-        said = None;
-        // A generation: train, checkpoint, publish.
-        let g = learner.state.generation + 1;
-        let lr = cfg.lr_at(g - 1, learner.state.seconds);
-        let (losses, train_secs) = learner.train(cfg, pending_samples, lr, generation_seed(cfg, g));
-        learner.state.generation = g;
-        learner.state.untrained_samples = 0;
-        learner.state.seconds = seconds_before + session.elapsed().as_secs_f64();
-        stats.seconds = gen_start.elapsed().as_secs_f64();
-        // The metrics go into the checkpoint and then into the sinks: a learner killed
-        // between the two writes the line when it resumes.
-        let mut metrics = Recorded::default();
-        log_generation(
-            &mut metrics,
-            g,
-            &stats,
-            &losses,
-            lr,
-            train_secs,
-            cfg.train.batch_size,
-            learner.replay.len(),
-            None,
-        );
-        save_learner(&rs, &learner, &ledger, &metrics, cfg, opts)?;
-        publish_model(&rs, &learner, cfg, opts)?;
-        metrics.replay(&mut sinks);
-        progress.message(&summary_line(
-            g,
-            &stats,
-            &losses,
-            learner.replay.len(),
-            None,
-            cfg,
-        ));
-        pending_games = 0;
-        pending_samples = 0;
-        stats = SelfPlayStats::default();
-        gen_start = Instant::now();
-    }
-    sinks.flush();
-    // Workers that are ahead end instead of waiting for a learner that has stopped; a
-    // last look makes the count of what waits exact.
-    let last = look(
-        &rs,
-        &mut ledger,
-        &mut queue,
-        &mut strays,
-        read_ahead,
-        (learner.state.generation, false, pending_games),
+    let mut chunks = Chunks {
+        rs: &rs,
+        cfg,
+        ledger,
+        strays: BTreeSet::new(),
+        queue: BTreeMap::new(),
+        read_ahead: (cfg.distributed.max_staleness + 1) * gpg,
+        status: None,
+    };
+    let mut keeper = StoreKeeper { rs: &rs, opts };
+    drive(
+        cfg,
+        &mut learner,
+        &mut chunks,
+        &mut keeper,
+        &mut sinks,
+        target,
+        None,
         progress,
     )?;
+    // Workers that are ahead end instead of waiting for a learner that has stopped; a
+    // last look makes the count of what waits exact.
+    let last = chunks.look((learner.state.generation, false, 0), progress)?;
     rs.put(
         LearnerStatus::KEY,
         &serde_json::to_vec(&last).expect("serialises"),
@@ -1006,6 +883,143 @@ pub fn learn(
         state: learner.state,
         last_checkpoint: None,
     })
+}
+
+/// `fanorona learn`'s generations: the chunks workers upload, oldest first, read ahead up
+/// to the games workers may run ahead (so that the status they read is exact).
+struct Chunks<'a> {
+    rs: &'a RunStore<'a>,
+    cfg: &'a TrainConfig,
+    /// What has been read, saved with each checkpoint.
+    ledger: Ledger,
+    /// Objects under `chunks/` that are not chunks, each reported once.
+    strays: BTreeSet<String>,
+    /// Chunks read and not yet in a generation, oldest sequence numbers first.
+    queue: BTreeMap<(u64, String), Chunk>,
+    read_ahead: u64,
+    /// The status last written for the workers.
+    status: Option<LearnerStatus>,
+}
+
+impl Chunks<'_> {
+    fn look(
+        &mut self,
+        at: (u64, bool, u64),
+        progress: &mut dyn Progress,
+    ) -> Result<LearnerStatus, TrainError> {
+        look(
+            self.rs,
+            &mut self.ledger,
+            &mut self.queue,
+            &mut self.strays,
+            self.read_ahead,
+            at,
+            progress,
+        )
+    }
+}
+
+impl Source for Chunks<'_> {
+    fn generation(
+        &mut self,
+        learner: &mut Learner,
+        g: u64,
+        _lr: f64,
+        progress: &mut dyn Progress,
+    ) -> Result<Generation, TrainError> {
+        let (cfg, rs) = (self.cfg, self.rs);
+        let gpg = cfg.selfplay.games_per_generation as u64;
+        let poll = Duration::from_secs_f64(cfg.distributed.poll_seconds);
+        let start = Instant::now();
+        let mut made = Generation::default();
+        let mut said = None::<Instant>;
+        loop {
+            let now = self.look((learner.state.generation, true, made.games), progress)?;
+            // Into the generation, oldest first, until it has its games.
+            while made.games < gpg
+                && let Some(((seq, worker), chunk)) = self.queue.pop_first()
+            {
+                let ledger = &mut self.ledger;
+                ledger.mark(&worker, seq);
+                if chunk.header.generation + cfg.distributed.max_staleness
+                    < learner.state.generation
+                {
+                    let key = rs.key(&chunk_key(&worker, seq));
+                    let reason = format!(
+                        "played by model {}, more than distributed.max_staleness = {} generations before {}",
+                        chunk.header.generation,
+                        cfg.distributed.max_staleness,
+                        learner.state.generation
+                    );
+                    ledger.stale_chunks += 1;
+                    ledger.stale_samples += chunk.header.samples;
+                    ledger.stale_games += chunk.header.games;
+                    ledger.stale.push(format!("{key}: {reason}"));
+                    progress.message(&format!(
+                        "chunk `{key}` ({} games) dropped: {reason} (more games were in flight at once than a generation takes: workers x distributed.chunk_games above selfplay.games_per_generation?)",
+                        chunk.header.games
+                    ));
+                    continue;
+                }
+                made.games += chunk.header.games;
+                made.samples += chunk.header.samples;
+                let mut s = chunk.header.stats;
+                s.seconds = 0.0;
+                made.stats.add(&s);
+                learner.replay.extend(chunk.samples);
+            }
+            if self.status.as_ref() != Some(&now) {
+                rs.put(
+                    LearnerStatus::KEY,
+                    &serde_json::to_vec(&now).expect("serialises"),
+                )?;
+                self.status = Some(now);
+            }
+            if made.games >= gpg {
+                break;
+            }
+            if said.is_none_or(|t| t.elapsed() > Duration::from_secs(30)) {
+                let l = &self.ledger;
+                let dropped = if l.stale_chunks + l.quarantined.len() as u64 > 0 {
+                    format!(
+                        "; set aside so far: {} chunks ({} games) too old, {} damaged",
+                        l.stale_chunks,
+                        l.stale_games,
+                        l.quarantined.len()
+                    )
+                } else {
+                    String::new()
+                };
+                progress.message(&format!(
+                    "learner: generation {g} has {} of {gpg} games (selfplay.games_per_generation); waiting for workers to upload more{dropped}",
+                    made.games
+                ));
+                said = Some(Instant::now());
+            }
+            std::thread::sleep(poll);
+        }
+        made.stats.seconds = start.elapsed().as_secs_f64();
+        Ok(made)
+    }
+
+    fn files(&self) -> Vec<(&'static str, Vec<u8>)> {
+        let ledger = serde_json::to_vec(&self.ledger).expect("ledgers serialise");
+        vec![(LEDGER_FILE, ledger)]
+    }
+}
+
+/// `fanorona learn`'s checkpoints: `learner/<generation>/` in the store, then the model
+/// the workers play, `models/<generation>/`.
+struct StoreKeeper<'a> {
+    rs: &'a RunStore<'a>,
+    opts: &'a LearnerOptions,
+}
+
+impl Keeper for StoreKeeper<'_> {
+    fn save(&mut self, learner: &Learner, files: &[(&str, &[u8])]) -> Result<(), TrainError> {
+        save_learner(self.rs, learner, files, &self.opts.config, self.opts)?;
+        publish_model(self.rs, learner, &self.opts.config, self.opts)
+    }
 }
 
 /// One look at `chunks/`: reads new chunks into `queue` (damaged ones quarantined) until
@@ -1120,20 +1134,13 @@ fn quarantine(
 fn save_learner(
     rs: &RunStore,
     learner: &Learner,
-    ledger: &Ledger,
-    metrics: &Recorded,
+    files: &[(&str, &[u8])],
     cfg: &TrainConfig,
     opts: &LearnerOptions,
 ) -> Result<(), TrainError> {
     let g = learner.state.generation;
     let dir = opts.cache.join(format!("learner-{g:05}"));
-    let ledger_json = serde_json::to_vec(ledger).expect("ledgers serialise");
-    let metrics_json = serde_json::to_vec(metrics).expect("metrics serialise");
-    learner.save(
-        &dir,
-        &learner.meta(cfg, g, &opts.run),
-        &[("ledger.json", &ledger_json), (METRICS_FILE, &metrics_json)],
-    )?;
+    learner.save(&dir, &learner.meta(cfg, g, &opts.run), files)?;
     rs.upload_dir(&dir, &format!("learner/{g:05}"))?;
     let _ = std::fs::remove_dir_all(&dir);
     let previous = rs.pointer("learner/LATEST")?;
@@ -1169,7 +1176,8 @@ fn publish_model(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::run::Quiet;
+    use crate::metrics::jsonl_has_step;
+    use crate::state::Quiet;
 
     fn smoke() -> TrainConfig {
         TrainConfig::parse(

@@ -3,7 +3,9 @@
 //! - [`config`]: the TOML configuration, overrides, validation.
 //! - [`selfplay`]: many games in flight, one network batch per search round.
 //! - [`records`]: versioned sample and game records, one module for both directions.
-//! - [`run`]: the loop (self-play, train, checkpoint), resume, metrics.
+//! - [`state`]: a run's counters, errors and progress reports.
+//! - [`learner`]: the network, its optimizer and replay window, and the one learner loop.
+//! - [`run`]: `fanorona train`: the warm start, then self-play in the learner loop.
 //! - [`metrics`]: the metrics sink trait with TensorBoard and JSON-lines sinks.
 //! - [`store`]: object storage (S3, folders) through `object_store`, with retries.
 //! - [`distributed`]: self-play workers and a learner joined by a store.
@@ -12,10 +14,14 @@
 pub mod bootstrap;
 pub mod config;
 pub mod distributed;
+mod inputs;
+pub mod learner;
 pub mod metrics;
 pub mod records;
+mod report;
 pub mod run;
 pub mod selfplay;
+pub mod state;
 pub mod store;
 mod warm;
 
@@ -38,4 +44,7 @@ pub(crate) fn on_own_pool<R: Send>(
         Err(_) => f(),
     }
 }
-pub use run::{Learner, Progress, Quiet, RunOptions, RunState, Summary, TrainError, train};
+pub use learner::Learner;
+pub use run::{RunOptions, train};
+pub use state::{Progress, Quiet, RunState, Summary, TrainError};
+pub use warm::WARM_DIR;

@@ -16,13 +16,13 @@ use std::sync::Arc;
 
 /// The learned evaluation of self-play's alpha-beta searches (`selfplay.ab_eval`; `None`:
 /// the hand-written one).
-pub type AbEval = Option<Arc<LearnedEval>>;
+pub type AbLearned = Option<Arc<LearnedEval>>;
 
 /// What self-play's searches use beside the network.
 #[derive(Clone, Debug, Default)]
 pub struct Aids {
     /// The learned evaluation of the alpha-beta searches (`selfplay.ab_eval`).
-    pub learned: AbEval,
+    pub learned: AbLearned,
     /// Endgame tables (`selfplay.tablebases`): the trees take their exact values, and a
     /// game that reaches a position they cover ends there with their result, which is
     /// then every earlier position's value target.
@@ -45,7 +45,7 @@ fn table_result<G: Encode>(tables: &Option<Arc<Tablebase>>, game: &G) -> Option<
 
 /// Whether two learned evaluations are the same one (both hand-written, or one file read
 /// once).
-fn same_eval(a: &AbEval, b: &AbEval) -> bool {
+fn same_eval(a: &AbLearned, b: &AbLearned) -> bool {
     match (a, b) {
         (None, None) => true,
         (Some(a), Some(b)) => Arc::ptr_eq(a, b),
@@ -160,12 +160,53 @@ struct Slot<G> {
     /// The game's number in its generation (its seed's and its record's order).
     number: usize,
     tree: Mcts<G>,
+    /// The samples of its full searches, waiting for the game's result.
     pending: Vec<Pending>,
     actions: Vec<u16>,
     moves: Vec<String>,
+    budget: Budget,
+    adjudicator: Adjudicator,
+    guard: GuardState,
+    /// Ended by the endgame tables.
+    tablebase: bool,
+    rng: SmallRng,
+    leaves: Vec<Leaf<G>>,
+    /// Decisions of the random opening (recorded as moves, not as samples).
+    opening: usize,
+    /// The FEN of the position the game began from, if not the start position.
+    start: Option<String>,
+}
+
+/// Playout-cap randomisation (`selfplay.fast_sims`, `selfplay.full_search_prob`): each
+/// search's size, and whether it is a full one that records a sample.
+#[derive(Debug, Default)]
+struct Budget {
     target: u32,
     full: bool,
-    resign_check: bool,
+    sims_at_start: u32,
+}
+
+impl Budget {
+    fn plan<G: Game>(&mut self, tree: &Mcts<G>, sp: &SelfPlayConfig, rng: &mut SmallRng) {
+        self.full = sp.fast_sims == 0 || rng.random_range(0.0f32..1.0) < sp.full_search_prob;
+        let sims = if self.full {
+            sp.sims
+        } else {
+            sp.fast_sims.min(sp.sims)
+        };
+        self.sims_at_start = tree.visits();
+        self.target = sims.max(tree.visits() + 1);
+    }
+}
+
+/// Resignation (`selfplay.resign_threshold`) and draw adjudication
+/// (`selfplay.draw_value`, `draw_decisions`); a share of the games
+/// (`resign_check_share`) is played out instead, to count the false positives.
+#[derive(Debug, Default)]
+struct Adjudicator {
+    /// A check game: played out whatever the searches say.
+    check: bool,
+    /// In a check game: the side that would have resigned.
     would_resign: Option<Color>,
     /// Decisions in a row whose search gave a draw at least `selfplay.draw_value`.
     drawish: u32,
@@ -173,105 +214,98 @@ struct Slot<G> {
     would_draw: bool,
     /// Scored a draw by adjudication.
     adjudicated: bool,
-    /// Ended by the endgame tables.
-    tablebase: bool,
-    rng: SmallRng,
-    leaves: Vec<Leaf<G>>,
-    sims_at_start: u32,
-    /// Decisions of the random opening (recorded as moves, not as samples).
-    opening: usize,
-    /// The FEN of the position the game began from, if not the start position.
-    start: Option<String>,
-    /// With `selfplay.guard`: the sound turns of the turn being played (as step-level
-    /// actions), `None` until judged.
-    sound: Option<Vec<Vec<usize>>>,
-    /// ... where that turn began in `actions`.
-    turn_start: usize,
-    /// ... and whether the guard must judge the root before the next search.
-    guard_due: bool,
 }
 
-impl<G: Encode> Slot<G> {
-    /// A game from one of `starts` (drawn at random when there are several).
-    fn new(
-        starts: &[Start<G>],
-        cfg: &TrainConfig,
-        aids: &Aids,
-        seed: u64,
-        number: usize,
-    ) -> Slot<G> {
-        let mut rng = SmallRng::seed_from_u64(seed);
-        let resign_check = rng.random_range(0.0f32..1.0) < cfg.selfplay.resign_check_share;
-        let (start, start_fen) = match starts {
-            [one] => one,
-            _ => &starts[rng.random_range(0..starts.len())],
-        };
-        let turns = rng.random_range(0..=cfg.selfplay.opening_turns);
-        let (game, actions, moves) = random_opening(start, turns, &mut rng);
-        let mut s = Slot {
-            number,
-            tree: Mcts::new(game, cfg.selfplay.search().mcts, seed).with_oracle(
-                aids.tables
-                    .clone()
-                    .map(|t| Arc::new(Tables(t)) as Arc<dyn Oracle<G>>),
-            ),
-            pending: Vec::new(),
-            opening: actions.len(),
-            actions,
-            moves,
-            target: 0,
-            full: true,
-            resign_check,
-            would_resign: None,
-            drawish: 0,
-            would_draw: false,
-            adjudicated: false,
-            tablebase: false,
-            rng,
-            leaves: Vec::new(),
-            sims_at_start: 0,
-            start: start_fen.clone(),
-            sound: None,
-            turn_start: 0,
-            guard_due: false,
-        };
-        s.plan(cfg);
-        s
-    }
-
-    /// Chooses the next search's size (playout-cap randomisation).
-    fn plan(&mut self, cfg: &TrainConfig) {
-        let s = &cfg.selfplay;
-        self.full = s.fast_sims == 0 || self.rng.random_range(0.0f32..1.0) < s.full_search_prob;
-        let sims = if self.full {
-            s.sims
-        } else {
-            s.fast_sims.min(s.sims)
-        };
-        self.sims_at_start = self.tree.visits();
-        self.target = sims.max(self.tree.visits() + 1);
-        if s.guard > 0 {
-            let in_chain = self
-                .tree
-                .root_game()
-                .as_fanorona()
-                .is_some_and(|p| p.chain().is_some());
-            if in_chain {
-                // A chain goes on along one of the sound turns.
-                if let Some(allowed) = self.allowed() {
-                    self.tree.restrict_root(&allowed);
-                }
-            } else {
-                self.turn_start = self.actions.len();
-                self.sound = None;
-                self.guard_due = true;
-            }
+impl Adjudicator {
+    fn new(sp: &SelfPlayConfig, rng: &mut SmallRng) -> Adjudicator {
+        Adjudicator {
+            check: rng.random_range(0.0f32..1.0) < sp.resign_check_share,
+            ..Adjudicator::default()
         }
     }
 
-    /// The root actions the guard allows (`None`: no guard, or not judged).
-    fn allowed(&self) -> Option<Vec<usize>> {
-        let played: Vec<usize> = self.actions[self.turn_start..]
+    /// The game's end, and whether by resignation, when a search of `mover`'s valued
+    /// the position `v` (win, draw, loss).
+    fn judge(&mut self, v: [f32; 3], mover: Color, sp: &SelfPlayConfig) -> Option<(Outcome, bool)> {
+        if sp.resign_threshold > -1.0 && v[0] - v[2] < sp.resign_threshold {
+            if self.check {
+                self.would_resign.get_or_insert(mover);
+            } else {
+                return Some((Outcome::Win(mover.other()), true));
+            }
+        }
+        if sp.draw_value > 0.0 {
+            if v[1] >= sp.draw_value {
+                self.drawish += 1;
+            } else {
+                self.drawish = 0;
+            }
+            if self.drawish >= sp.draw_decisions {
+                if self.check {
+                    self.would_draw = true;
+                } else {
+                    self.adjudicated = true;
+                    return Some((Outcome::Draw, false));
+                }
+            }
+        }
+        None
+    }
+
+    /// Counts a game that ended with `outcome` into `stats`.
+    fn count(&self, outcome: Outcome, stats: &mut SelfPlayStats) {
+        if let Some(c) = self.would_resign {
+            stats.resign_checks += 1;
+            if outcome != Outcome::Win(c.other()) {
+                stats.resign_false += 1;
+            }
+        }
+        if self.adjudicated {
+            stats.adjudicated += 1;
+        }
+        if self.would_draw {
+            stats.draw_checks += 1;
+            if outcome != Outcome::Draw {
+                stats.draw_false += 1;
+            }
+        }
+    }
+}
+
+/// The tactical guard (`selfplay.guard`): the sound turns of the turn being played, to
+/// which the searches keep.
+#[derive(Debug, Default)]
+struct GuardState {
+    /// The sound turns (as step-level actions), `None` until judged.
+    sound: Option<Vec<Vec<usize>>>,
+    /// Where the turn began in the game's actions.
+    turn_start: usize,
+    /// Whether the root must be judged before the next search.
+    due: bool,
+}
+
+impl GuardState {
+    /// Before a search: a chain goes on along one of the sound turns; a new turn is to
+    /// be judged.
+    fn plan<G: Encode>(&mut self, tree: &mut Mcts<G>, actions: &[u16]) {
+        let in_chain = tree
+            .root_game()
+            .as_fanorona()
+            .is_some_and(|p| p.chain().is_some());
+        if in_chain {
+            if let Some(allowed) = self.allowed(actions) {
+                tree.restrict_root(&allowed);
+            }
+        } else {
+            self.turn_start = actions.len();
+            self.sound = None;
+            self.due = true;
+        }
+    }
+
+    /// The root actions the guard allows after the game's `actions` (`None`: not judged).
+    fn allowed(&self, actions: &[u16]) -> Option<Vec<usize>> {
+        let played: Vec<usize> = actions[self.turn_start..]
             .iter()
             .map(|&a| a as usize)
             .collect();
@@ -281,12 +315,12 @@ impl<G: Encode> Slot<G> {
     /// The guard's judgement of the root, a turn's first decision (on this thread's
     /// guard, its table cleared so that the judgement does not depend on which games the
     /// thread judged before).
-    fn judge(&mut self, sp: &SelfPlayConfig, learned: &AbEval) {
-        self.guard_due = false;
-        let Some(pos) = self.tree.root_game().as_fanorona() else {
+    fn judge<G: Encode>(&mut self, tree: &mut Mcts<G>, sp: &SelfPlayConfig, learned: &AbLearned) {
+        self.due = false;
+        let Some(pos) = tree.root_game().as_fanorona() else {
             return;
         };
-        let Some(cfg) = sp.search().guard else {
+        let Some(cfg) = sp.search.guard() else {
             return;
         };
         let sound = GUARD.with_borrow_mut(|g| {
@@ -300,12 +334,99 @@ impl<G: Encode> Slot<G> {
             g.new_game();
             g.sound_turns(&History::new(*pos))
         });
-        self.tree.restrict_root(&next_actions(&sound, &[]));
+        tree.restrict_root(&next_actions(&sound, &[]));
         self.sound = Some(sound);
+    }
+}
+
+impl<G: Encode> Slot<G> {
+    /// A game from one of `starts` (drawn at random when there are several).
+    fn new(
+        starts: &[Start<G>],
+        cfg: &TrainConfig,
+        aids: &Aids,
+        seed: u64,
+        number: usize,
+    ) -> Slot<G> {
+        let mut rng = SmallRng::seed_from_u64(seed);
+        let adjudicator = Adjudicator::new(&cfg.selfplay, &mut rng);
+        let (start, start_fen) = match starts {
+            [one] => one,
+            _ => &starts[rng.random_range(0..starts.len())],
+        };
+        let turns = rng.random_range(0..=cfg.selfplay.opening_turns);
+        let (game, actions, moves) = random_opening(start, turns, &mut rng);
+        let mut s = Slot {
+            number,
+            tree: Mcts::new(game, cfg.selfplay.search.mcts(), seed).with_oracle(
+                aids.tables
+                    .clone()
+                    .map(|t| Arc::new(Tables(t)) as Arc<dyn Oracle<G>>),
+            ),
+            pending: Vec::new(),
+            opening: actions.len(),
+            actions,
+            moves,
+            budget: Budget::default(),
+            adjudicator,
+            guard: GuardState::default(),
+            tablebase: false,
+            rng,
+            leaves: Vec::new(),
+            start: start_fen.clone(),
+        };
+        s.plan(cfg);
+        s
+    }
+
+    /// Before the next search: its size, and the guard's part.
+    fn plan(&mut self, cfg: &TrainConfig) {
+        self.budget.plan(&self.tree, &cfg.selfplay, &mut self.rng);
+        if cfg.selfplay.search.guard > 0 {
+            self.guard.plan(&mut self.tree, &self.actions);
+        }
     }
 
     fn searching(&self) -> bool {
-        self.tree.visits() < self.target
+        self.tree.visits() < self.budget.target
+    }
+
+    /// The sample of a full search at the root, waiting for the game's result: the
+    /// visits as the policy target (only to the turns the guard allows, when it judged).
+    fn record(&mut self, variant: fanorona_rules::Variant) {
+        let root = self.tree.root_game();
+        let mover = root.to_move();
+        let mut planes = vec![0.0; fanorona_sim::num_planes(variant) * variant.points()];
+        root.encode(&mut planes);
+        let mut policy: Vec<(usize, f32)> = self
+            .tree
+            .policy()
+            .into_iter()
+            .filter(|&(_, p)| p > 0.0)
+            .collect();
+        if let Some(allowed) = self.guard.allowed(&self.actions) {
+            // Visits a kept subtree brought from before the guard's judgement are not
+            // targets either.
+            let kept: Vec<(usize, f32)> = policy
+                .iter()
+                .copied()
+                .filter(|(a, _)| allowed.contains(a))
+                .collect();
+            let sum: f32 = kept.iter().map(|&(_, p)| p).sum();
+            if sum > 0.0 {
+                policy = kept.into_iter().map(|(a, p)| (a, p / sum)).collect();
+            }
+        }
+        let policy = policy
+            .into_iter()
+            .map(|(a, p)| (frame_action(variant, mover, a) as u16, p))
+            .collect();
+        self.pending.push(Pending {
+            planes,
+            policy,
+            mover,
+            root_wdl: self.tree.value(),
+        });
     }
 }
 
@@ -344,10 +465,10 @@ fn random_opening<G: Game>(
 thread_local! {
     /// Each self-play thread's tactical guard (`selfplay.guard`) and the learned evaluation
     /// it was made with.
-    static GUARD: std::cell::RefCell<Option<(TurnGuard, AbEval)>> = const { std::cell::RefCell::new(None) };
+    static GUARD: std::cell::RefCell<Option<(TurnGuard, AbLearned)>> = const { std::cell::RefCell::new(None) };
     /// Each self-play thread's alpha-beta engine for blended leaf values, and its learned
     /// evaluation.
-    static BLEND: std::cell::RefCell<Option<(AbBlend<()>, AbEval)>> = const { std::cell::RefCell::new(None) };
+    static BLEND: std::cell::RefCell<Option<(AbBlend<()>, AbLearned)>> = const { std::cell::RefCell::new(None) };
 }
 
 /// Mixes an alpha-beta search's value into each leaf's (`selfplay.blend`), the
@@ -356,9 +477,9 @@ fn blend_values<G: Encode>(
     games: &[&G],
     wdl: &mut [[f32; 3]],
     sp: &SelfPlayConfig,
-    learned: &AbEval,
+    learned: &AbLearned,
 ) {
-    let Some(cfg) = sp.search().blend else {
+    let Some(cfg) = sp.search.blend() else {
         return;
     };
     games.par_iter().zip(wdl.par_iter_mut()).for_each(|(g, v)| {
@@ -397,14 +518,14 @@ impl<G: Encode> Group<G> {
     }
 
     /// Gathers leaves from every game that is still searching (tree work in parallel).
-    fn gather(&mut self, per: usize, sp: &SelfPlayConfig, learned: &AbEval) {
+    fn gather(&mut self, per: usize, sp: &SelfPlayConfig, learned: &AbLearned) {
         self.slots.par_iter_mut().for_each(|s| {
             s.leaves.clear();
-            if s.guard_due {
-                s.judge(sp, learned);
+            if s.guard.due {
+                s.guard.judge(&mut s.tree, sp, learned);
             }
             if s.searching() {
-                let want = per.min((s.target - s.tree.visits()) as usize).max(1);
+                let want = per.min((s.budget.target - s.tree.visits()) as usize).max(1);
                 s.tree.gather(want, &mut s.leaves);
             }
         });
@@ -412,7 +533,7 @@ impl<G: Encode> Group<G> {
     }
 
     /// Evaluates the gathered leaves in one network call.
-    fn evaluate(&mut self, eval: &mut NetEvaluator, sp: &SelfPlayConfig, learned: &AbEval) {
+    fn evaluate(&mut self, eval: &mut NetEvaluator, sp: &SelfPlayConfig, learned: &AbLearned) {
         let total = self.total;
         if total == 0 {
             return;
@@ -438,7 +559,7 @@ impl<G: Encode> Group<G> {
             &mut self.priors[..total],
             &mut self.wdl[..total],
         );
-        if sp.blend > 0 {
+        if sp.search.blend > 0 {
             blend_values(&games_ref, &mut self.wdl[..total], sp, learned);
         }
     }
@@ -652,7 +773,7 @@ fn play_games<G: Encode + Sync>(
             }
         }
     };
-    let per = sp.leaves_per_game;
+    let per = sp.search.batch;
     let g = &mut group;
     while !g.slots.is_empty() {
         g.gather(per, sp, &aids.learned);
@@ -675,68 +796,13 @@ fn decide<G: Encode>(
     stats: &mut SelfPlayStats,
 ) -> Option<(Outcome, bool)> {
     let sp = &cfg.selfplay;
-    stats.sims += (s.tree.visits() - s.sims_at_start) as u64;
-    let root = s.tree.root_game().clone();
-    let mover = root.to_move();
-    if s.full {
-        let mut planes = vec![0.0; fanorona_sim::num_planes(variant) * variant.points()];
-        root.encode(&mut planes);
-        let mut policy: Vec<(usize, f32)> = s
-            .tree
-            .policy()
-            .into_iter()
-            .filter(|&(_, p)| p > 0.0)
-            .collect();
-        if let Some(allowed) = s.allowed() {
-            // Visits a kept subtree brought from before the guard's judgement are not
-            // targets either.
-            let kept: Vec<(usize, f32)> = policy
-                .iter()
-                .copied()
-                .filter(|(a, _)| allowed.contains(a))
-                .collect();
-            let sum: f32 = kept.iter().map(|&(_, p)| p).sum();
-            if sum > 0.0 {
-                policy = kept.into_iter().map(|(a, p)| (a, p / sum)).collect();
-            }
-        }
-        let policy = policy
-            .into_iter()
-            .map(|(a, p)| (frame_action(variant, mover, a) as u16, p))
-            .collect();
-        s.pending.push(Pending {
-            planes,
-            policy,
-            mover,
-            root_wdl: s.tree.value(),
-        });
+    stats.sims += (s.tree.visits() - s.budget.sims_at_start) as u64;
+    if s.budget.full {
+        s.record(variant);
     }
-    // Resignation.
-    if sp.resign_threshold > -1.0 {
-        let v = s.tree.value();
-        if v[0] - v[2] < sp.resign_threshold {
-            if s.resign_check {
-                s.would_resign.get_or_insert(mover);
-            } else {
-                return Some((Outcome::Win(mover.other()), true));
-            }
-        }
-    }
-    // Draw adjudication.
-    if sp.draw_value > 0.0 {
-        if s.tree.value()[1] >= sp.draw_value {
-            s.drawish += 1;
-        } else {
-            s.drawish = 0;
-        }
-        if s.drawish >= sp.draw_decisions {
-            if s.resign_check {
-                s.would_draw = true;
-            } else {
-                s.adjudicated = true;
-                return Some((Outcome::Draw, false));
-            }
-        }
+    let mover = s.tree.root_game().to_move();
+    if let Some(end) = s.adjudicator.judge(s.tree.value(), mover, sp) {
+        return Some(end);
     }
     let temperature = if ((s.actions.len() - s.opening) as u32) < sp.temperature_moves {
         1.0
@@ -745,7 +811,7 @@ fn decide<G: Encode>(
     };
     let a = s.tree.choose(temperature)?;
     s.actions.push(a as u16);
-    s.moves.push(root.action_name(a));
+    s.moves.push(s.tree.root_game().action_name(a));
     s.tree.advance(a);
     stats.decisions += 1;
     if let Some(o) = s.tree.root_game().outcome() {
@@ -782,23 +848,9 @@ fn finish<G: Encode>(
     if resigned {
         stats.resigned += 1;
     }
-    if let Some(c) = s.would_resign {
-        stats.resign_checks += 1;
-        if outcome != Outcome::Win(c.other()) {
-            stats.resign_false += 1;
-        }
-    }
-    if s.adjudicated {
-        stats.adjudicated += 1;
-    }
+    s.adjudicator.count(outcome, stats);
     if s.tablebase {
         stats.tablebase += 1;
-    }
-    if s.would_draw {
-        stats.draw_checks += 1;
-        if outcome != Outcome::Draw {
-            stats.draw_false += 1;
-        }
     }
     let ownership = ownership_targets(s.tree.root_game());
     let samples: Vec<Sample> = s

@@ -1,14 +1,14 @@
 //! The warm start's driver (`[bootstrap]`): the alpha-beta engine's games
 //! ([`crate::bootstrap`]) played and learned from before a new run's first generation,
 //! checkpoint 0 and its snapshots.
-//! [`crate::run::train`] calls it; the training loop itself stays in `run`.
+//! [`crate::run::train`] calls it before the learner loop.
 
 use crate::config::TrainConfig;
+use crate::learner::{Learner, Replay, train_steps};
 use crate::records::Sample;
-use crate::run::{
-    Learner, Progress, Replay, RunState, TrainError, mean, ownership_loss, train_steps,
-};
+use crate::report::{mean, ownership_loss};
 use crate::selfplay;
+use crate::state::{Progress, RunState, TrainError};
 use fanorona_nn::{Losses, Trainer, checkpoint};
 use fanorona_rules::Position;
 use rand::SeedableRng;
@@ -22,9 +22,9 @@ use std::path::{Path, PathBuf};
 /// that a stopped warm start resumes at the last of them). Returns the checkpoint's
 /// folder.
 #[allow(clippy::too_many_arguments)]
-pub(crate) fn bootstrap(
+pub(crate) fn warm_start(
     cfg: &TrainConfig,
-    teacher_eval: &selfplay::AbEval,
+    teacher_eval: &selfplay::AbLearned,
     learner: &mut Learner,
     run: &str,
     ckpt_dir: &Path,

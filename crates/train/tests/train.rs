@@ -362,7 +362,7 @@ fn self_play_workers_play_the_games_one_worker_plays() {
     // worker, come back in the order of their numbers whichever finished first, and a
     // run is reproducible; the caller's evaluator counts the workers' calls.
     let device = Device::flex();
-    let net = fanorona_train::run::net_config(&tiny("dimy", 1)).init(&device);
+    let net = fanorona_train::learner::net_config(&tiny("dimy", 1)).init(&device);
     let play = |workers: usize, games: usize| {
         let mut cfg = tiny("dimy", 1);
         cfg.selfplay.workers = workers;
@@ -420,7 +420,7 @@ fn drawish_searches_adjudicate_a_draw_and_check_games_measure_it() {
     // draw at least p end the game as a draw, except in the check games
     // (resign_check_share), which are played out and counted.
     let device = Device::flex();
-    let net = fanorona_train::run::net_config(&tiny("dimy", 1)).init(&device);
+    let net = fanorona_train::learner::net_config(&tiny("dimy", 1)).init(&device);
     let play = |draw_value: f32, check: f32| {
         let mut cfg = tiny("dimy", 1);
         cfg.selfplay.draw_value = draw_value;
@@ -476,7 +476,7 @@ fn value_targets_mix_the_result_with_the_search() {
     // selfplay.value_q_weight=w: each sample's target is (1 - w) of the game's result for
     // the mover plus w of the root search's win/draw/loss, so still a distribution.
     let device = Device::flex();
-    let net = fanorona_train::run::net_config(&tiny("dimy", 1)).init(&device);
+    let net = fanorona_train::learner::net_config(&tiny("dimy", 1)).init(&device);
     let play = |w: f32| {
         let mut cfg = tiny("dimy", 1);
         cfg.selfplay.value_q_weight = w;
@@ -538,10 +538,10 @@ fn blended_self_play_searches_with_alpha_beta_values() {
     // alpha-beta search's. Same seeds and network, so every difference in the searches'
     // policies comes from the blended values.
     let device = Device::flex();
-    let net = fanorona_train::run::net_config(&tiny("dimy", 1)).init(&device);
+    let net = fanorona_train::learner::net_config(&tiny("dimy", 1)).init(&device);
     let play = |depth: u32| {
         let mut cfg = tiny("dimy", 1);
-        cfg.selfplay.blend = depth;
+        cfg.selfplay.search.blend = depth;
         let mut eval =
             fanorona_nn::NetEvaluator::new(net.clone(), device.clone(), cfg.variant(), false, 7);
         let start = fanorona_rules::Position::start(cfg.variant(), cfg.rule_options());
@@ -610,11 +610,11 @@ fn self_play_searches_with_a_learned_evaluation_when_one_is_named() {
             .unwrap();
     let learned = std::sync::Arc::new(learned);
     let device = Device::flex();
-    let net = fanorona_train::run::net_config(&tiny("dimy", 1)).init(&device);
-    let play = |ab_eval: &fanorona_train::selfplay::AbEval| {
+    let net = fanorona_train::learner::net_config(&tiny("dimy", 1)).init(&device);
+    let play = |ab_eval: &fanorona_train::selfplay::AbLearned| {
         let mut cfg = tiny("dimy", 1);
-        cfg.selfplay.blend = 2;
-        cfg.selfplay.blend_weight = 1.0;
+        cfg.selfplay.search.blend = 2;
+        cfg.selfplay.search.blend_weight = 1.0;
         // One worker: the searches run on the caller's pool, whose thread outlives a call.
         cfg.selfplay.workers = 1;
         let mut eval =
@@ -660,7 +660,7 @@ fn self_play_searches_with_a_learned_evaluation_when_one_is_named() {
     assert!(e.to_string().contains("selfplay.ab_eval"), "{e}");
     let root = tmp("ab-eval");
     let mut cfg = tiny("dimy", 1);
-    cfg.selfplay.blend = 1;
+    cfg.selfplay.search.blend = 1;
     cfg.selfplay.ab_eval = root.join("nope.txt").display().to_string();
     let e = train(&options(cfg.clone(), &root, "m"), &mut Quiet).unwrap_err();
     assert!(matches!(e, TrainError::Eval(_)), "{e}");
@@ -726,11 +726,11 @@ fn forced_playouts_change_the_self_play_searches_and_targets_stay_distributions(
     // both); here: the option reaches the search, and the pruned targets are still
     // probability distributions over legal turns.
     let device = Device::flex();
-    let net = fanorona_train::run::net_config(&tiny("dimy", 1)).init(&device);
+    let net = fanorona_train::learner::net_config(&tiny("dimy", 1)).init(&device);
     let play = |k: f32| {
         let mut cfg = tiny("dimy", 1);
         cfg.selfplay.sims = 48;
-        cfg.selfplay.forced_playouts = k;
+        cfg.selfplay.search.forced_playouts = k;
         let mut eval =
             fanorona_nn::NetEvaluator::new(net.clone(), device.clone(), cfg.variant(), false, 7);
         let start = fanorona_rules::Position::start(cfg.variant(), cfg.rule_options());
@@ -779,7 +779,7 @@ fn self_play_games_open_with_random_turns_that_are_recorded_but_not_learned() {
     use fanorona_rules::Game;
     use fanorona_sim::Encode;
     let device = Device::flex();
-    let net = fanorona_train::run::net_config(&tiny("dimy", 1)).init(&device);
+    let net = fanorona_train::learner::net_config(&tiny("dimy", 1)).init(&device);
     let play = |turns: u32| {
         let mut cfg = tiny("dimy", 1);
         cfg.selfplay.opening_turns = turns;
@@ -849,7 +849,7 @@ fn self_play_samples_hold_the_last_position_as_each_mover_sees_it() {
     use fanorona_sim::Encode;
     let device = Device::flex();
     let cfg = tiny("dimy", 1);
-    let net = fanorona_train::run::net_config(&cfg).init(&device);
+    let net = fanorona_train::learner::net_config(&cfg).init(&device);
     let mut eval = fanorona_nn::NetEvaluator::new(net, device, cfg.variant(), false, 7);
     let start = fanorona_rules::Position::start(cfg.variant(), cfg.rule_options());
     let (games, _) = fanorona_train::selfplay::play(
@@ -922,7 +922,7 @@ fn an_ownership_head_trains_from_the_warm_start_on_and_resumes() {
     assert!(v["value"].as_f64().unwrap().is_finite(), "{line}");
     let (net, _, _) = fanorona_nn::checkpoint::load(&ck, &Device::flex(), None, None).unwrap();
     assert!(net.has_ownership());
-    let plain = fanorona_train::run::net_config(&tiny("dimy", 1));
+    let plain = fanorona_train::learner::net_config(&tiny("dimy", 1));
     assert!(fanorona_nn::checkpoint::load(&ck, &Device::flex(), None, Some(&plain)).is_err());
     let e = TrainConfig::parse("<defaults>", "", &["train.ownership_weight=-1".to_string()])
         .unwrap_err();
@@ -974,7 +974,7 @@ fn self_play_starts_from_the_positions_of_its_book() {
     );
     // The samples of one game played directly: the first is its book position.
     let device = Device::flex();
-    let net = fanorona_train::run::net_config(&cfg).init(&device);
+    let net = fanorona_train::learner::net_config(&cfg).init(&device);
     let mut eval = fanorona_nn::NetEvaluator::new(net, device, cfg.variant(), false, 7);
     let p = Position::from_fen(&book[1], RuleOptions::default()).unwrap();
     let (played, _) = fanorona_train::selfplay::play(
@@ -1020,12 +1020,12 @@ fn guarded_self_play_plays_only_the_turns_the_guard_keeps() {
     use fanorona_rules::{Game, History, Position};
     use fanorona_search::{GuardConfig, TurnGuard};
     let device = Device::flex();
-    let net = fanorona_train::run::net_config(&tiny("dimy", 1)).init(&device);
+    let net = fanorona_train::learner::net_config(&tiny("dimy", 1)).init(&device);
     let play = |guard: u32| {
         let mut cfg = tiny("dimy", 1);
         cfg.selfplay.sims = 16;
-        cfg.selfplay.guard = guard;
-        cfg.selfplay.guard_margin = 0;
+        cfg.selfplay.search.guard = guard;
+        cfg.selfplay.search.guard_margin = 0;
         let mut eval =
             fanorona_nn::NetEvaluator::new(net.clone(), device.clone(), cfg.variant(), false, 3);
         let start = Position::start(cfg.variant(), cfg.rule_options());

@@ -1,0 +1,151 @@
+//! What a generation reports: its metrics and the line the person watching reads.
+
+use crate::config::TrainConfig;
+use crate::metrics::MetricsSink;
+use crate::selfplay::SelfPlayStats;
+use fanorona_nn::Losses;
+
+/// The mean ownership loss of the steps that trained it (NaN when none did).
+pub(crate) fn ownership_loss(losses: &[Losses]) -> f64 {
+    mean(losses.iter().map(|l| l.ownership).filter(|x| x.is_finite()))
+}
+
+pub(crate) fn mean(v: impl Iterator<Item = f32>) -> f64 {
+    let (s, n) = v.fold((0.0f64, 0usize), |(s, n), x| (s + x as f64, n + 1));
+    if n == 0 { f64::NAN } else { s / n as f64 }
+}
+
+#[allow(clippy::too_many_arguments)]
+pub(crate) fn log_generation(
+    sinks: &mut dyn MetricsSink,
+    g: u64,
+    s: &SelfPlayStats,
+    losses: &[Losses],
+    lr: f64,
+    train_secs: f64,
+    batch_size: usize,
+    window: usize,
+) {
+    let secs = s.seconds.max(1e-9);
+    let mut put = |tag: &str, v: f64| {
+        if v.is_finite() {
+            sinks.scalar(tag, g, v);
+        }
+    };
+    put("loss/policy", mean(losses.iter().map(|l| l.policy)));
+    put("loss/value", mean(losses.iter().map(|l| l.value)));
+    put("loss/ownership", ownership_loss(losses));
+    put("policy/entropy", mean(losses.iter().map(|l| l.entropy)));
+    put(
+        "value/accuracy",
+        mean(losses.iter().map(|l| l.value_accuracy)),
+    );
+    put("train/lr", lr);
+    put("train/steps", losses.len() as f64);
+    put(
+        "train/steps_per_second",
+        losses.len() as f64 / train_secs.max(1e-9),
+    );
+    // Samples through the network: every step trains a whole batch.
+    put(
+        "train/samples_per_second",
+        (losses.len() * batch_size) as f64 / train_secs.max(1e-9),
+    );
+    put("selfplay/games_per_second", s.games as f64 / secs);
+    put("selfplay/simulations_per_second", s.sims as f64 / secs);
+    put("selfplay/evaluations_per_second", s.evals as f64 / secs);
+    put("selfplay/batch", s.evals as f64 / s.calls.max(1) as f64);
+    put(
+        "selfplay/game_length",
+        s.decisions as f64 / s.games.max(1) as f64,
+    );
+    put("selfplay/draw_rate", s.draws as f64 / s.games.max(1) as f64);
+    put(
+        "selfplay/distinct_openings",
+        s.distinct_openings as f64 / s.games.max(1) as f64,
+    );
+    put(
+        "selfplay/white_win_rate",
+        s.white as f64 / s.games.max(1) as f64,
+    );
+    put(
+        "selfplay/resign_rate",
+        s.resigned as f64 / s.games.max(1) as f64,
+    );
+    if s.resign_checks > 0 {
+        put(
+            "selfplay/resign_false_positive_rate",
+            s.resign_false as f64 / s.resign_checks as f64,
+        );
+    }
+    if s.adjudicated > 0 || s.draw_checks > 0 {
+        put(
+            "selfplay/adjudicated_rate",
+            s.adjudicated as f64 / s.games.max(1) as f64,
+        );
+        if s.draw_checks > 0 {
+            put(
+                "selfplay/adjudicated_false_positive_rate",
+                s.draw_false as f64 / s.draw_checks as f64,
+            );
+        }
+    }
+    if s.tablebase > 0 {
+        put(
+            "selfplay/tablebase_rate",
+            s.tablebase as f64 / s.games.max(1) as f64,
+        );
+    }
+    put("replay/window", window as f64);
+}
+
+pub(crate) fn summary_line(
+    g: u64,
+    s: &SelfPlayStats,
+    losses: &[Losses],
+    window: usize,
+    arena: Option<f64>,
+    cfg: &TrainConfig,
+) -> String {
+    let secs = s.seconds.max(1e-9);
+    let mut line = format!(
+        "gen {g:4}: {} games ({:.1}/s, {:.0} decisions avg, {:.0}% draws, {} distinct openings), {:.0} evals/s (batch {:.0}), {} samples in window",
+        s.games,
+        s.games as f64 / secs,
+        s.decisions as f64 / s.games.max(1) as f64,
+        100.0 * s.draws as f64 / s.games.max(1) as f64,
+        s.distinct_openings,
+        s.evals as f64 / secs,
+        s.evals as f64 / s.calls.max(1) as f64,
+        window
+    );
+    if s.adjudicated > 0 || s.draw_checks > 0 {
+        line.push_str(&format!(
+            ", {} adjudicated drawn ({} of {} checks not drawn)",
+            s.adjudicated, s.draw_false, s.draw_checks
+        ));
+    }
+    if s.tablebase > 0 {
+        line.push_str(&format!(", {} ended by the tables", s.tablebase));
+    }
+    if !losses.is_empty() {
+        line.push_str(&format!(
+            ", loss p {:.3} v {:.3}, value acc {:.0}%",
+            mean(losses.iter().map(|l| l.policy)),
+            mean(losses.iter().map(|l| l.value)),
+            100.0 * mean(losses.iter().map(|l| l.value_accuracy))
+        ));
+        let o = ownership_loss(losses);
+        if o.is_finite() {
+            line.push_str(&format!(", ownership loss {o:.3}"));
+        }
+    }
+    if let Some(a) = arena {
+        line.push_str(&format!(
+            ", vs ab:depth={}: {:.0}%",
+            cfg.run.arena_ab_depth,
+            100.0 * a
+        ));
+    }
+    line
+}
