@@ -1,6 +1,6 @@
 //! The Fanorona policy/value network on burn 0.22: a residual tower with a policy head
 //! over the variant's actions and a WDL value head; a batched evaluator for MCTS;
-//! checkpoints; the network + MCTS player and the player specs (`mcts:...`, `ab:...`)
+//! checkpoints; the player specs (`mcts:...`, `ab:...`)
 //! that name every player; export to ONNX and safetensors.
 //!
 //! The backend is not chosen here: every function takes a `burn::Device`, and the binary
@@ -13,7 +13,6 @@ mod durable;
 mod evaluator;
 pub mod export;
 mod net;
-mod player;
 pub mod spec;
 mod train;
 
@@ -21,7 +20,9 @@ pub use checkpoint::{CheckpointError, CheckpointMeta, NetShape};
 pub use cpu::CpuNet;
 pub use evaluator::NetEvaluator;
 pub use net::{Net, NetConfig, OWNERSHIP_CLASSES};
-pub use player::{MctsBudget, MctsPlayer};
+/// The MCTS player over the network's evaluator.
+pub type MctsPlayer = fanorona_search::MctsPlayer<NetEvaluator>;
+pub use fanorona_search::{MctsBudget, search_telo};
 pub use train::{Batch, Losses, Trainer};
 
 /// Re-exported so that callers name the same burn types.

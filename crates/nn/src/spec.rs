@@ -421,7 +421,7 @@ impl EngineSpec {
             sims: *sims,
             time: *time,
         };
-        Ok(crate::player::search_telo(
+        Ok(fanorona_search::search_telo(
             eval,
             settings.mcts(),
             budget,

@@ -9,8 +9,10 @@
 //!   keeps a search to the turns a shallow alpha-beta search finds sound.
 //! - [`book`]: opening books of balanced positions, made by random turns and judged by
 //!   alpha-beta.
-//! - [`Player`]: one interface for every kind of player (engines, random, networks
-//!   later), used by `analyze`, `play` and the arena.
+//! - [`Player`]: one interface for every kind of player, used by `analyze`, `play` and
+//!   the arena: [`AbPlayer`], [`RandomPlayer`] and [`MctsPlayer`] over any evaluator (the
+//!   network's is in `fanorona-nn`), whose budget of simulations or time runs through
+//!   one timed loop ([`Mcts::run_budget`]).
 #![warn(missing_docs)]
 
 mod ab;
@@ -24,6 +26,7 @@ mod guard;
 pub mod judge;
 pub mod learned;
 mod mcts;
+mod mcts_player;
 mod player;
 pub mod settings;
 mod tt;
@@ -37,6 +40,7 @@ pub use evaluator::{Evaluator, RolloutEvaluator, UniformEvaluator, wdl_index};
 pub use guard::{GuardConfig, TurnGuard, next_actions};
 pub use learned::{LearnedEval, LearnedEvalError};
 pub use mcts::{GumbelConfig, Leaf, MIN_TIMED_SIMS, Mcts, MctsConfig, Oracle, TIMED_CHUNK};
+pub use mcts_player::{GUARD_TIME_SHARE, MctsBudget, MctsPlayer, search_telo};
 pub use player::{
     AbPlayer, Choice, GameError, PlayedGame, Player, RandomPlayer, play_game, play_game_adjudicated,
 };

@@ -1,13 +1,12 @@
-//! The network + MCTS player: whole turns chosen one step at a time.
+//! The MCTS player over any evaluator (the network in `fanorona-nn`, the uniform or
+//! rollout evaluators in tests): whole turns chosen one step at a time, within a budget of
+//! simulations or time ([`Mcts::run_budget`], the one timed loop).
 
-use crate::evaluator::NetEvaluator;
+use crate::{AbBlend, BlendConfig, Choice, GuardConfig, LearnedEval};
+use crate::{Evaluator, Mcts, MctsConfig, Oracle, Player, SearchResult, TurnGuard, next_actions};
 use fanorona_rules::game::{action_from_index, action_index};
 use fanorona_rules::telo::TeloPosition;
 use fanorona_rules::{Game, History, Position};
-use fanorona_search::{
-    AbBlend, BlendConfig, Choice, GuardConfig, LearnedEval, Mcts, MctsConfig, Oracle, Player,
-    SearchResult, TurnGuard, next_actions,
-};
 use fanorona_tb::{Tablebase, Wdl};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
@@ -34,14 +33,14 @@ impl MctsBudget {
 /// guard took 64 ms a turn on average (experiments/search9).
 pub const GUARD_TIME_SHARE: f64 = 0.5;
 
-/// Plays Fanorona turns with MCTS guided by the network: every step of a turn (and the
+/// Plays Fanorona turns with MCTS guided by an evaluator (a network): every step of a turn (and the
 /// choice to end a chain) is a search; the tree is reused between the steps of one turn,
 /// and with [`MctsPlayer::with_reuse`] from one turn to the next.
 #[derive(Debug)]
-pub struct MctsPlayer {
-    /// The network, with its values mixed with alpha-beta's when [`MctsPlayer::with_blend`]
+pub struct MctsPlayer<E> {
+    /// The evaluator, with its values mixed with alpha-beta's when [`MctsPlayer::with_blend`]
     /// asked for it (weight 0 otherwise: the network alone).
-    eval: AbBlend<NetEvaluator>,
+    eval: AbBlend<E>,
     cfg: MctsConfig,
     budget: MctsBudget,
     name: String,
@@ -60,26 +59,26 @@ pub struct MctsPlayer {
     tables: Option<Arc<Tablebase>>,
 }
 
-impl MctsPlayer {
+impl<E: Evaluator<Position>> MctsPlayer<E> {
     /// A player with `sims` simulations per step.
     pub fn new(
-        eval: NetEvaluator,
+        eval: E,
         cfg: MctsConfig,
         sims: u32,
         name: impl Into<String>,
         seed: u64,
-    ) -> MctsPlayer {
+    ) -> MctsPlayer<E> {
         MctsPlayer::with_budget(eval, cfg, MctsBudget::sims(sims), name, seed)
     }
 
     /// A player that searches within `budget`.
     pub fn with_budget(
-        eval: NetEvaluator,
+        eval: E,
         cfg: MctsConfig,
         budget: MctsBudget,
         name: impl Into<String>,
         seed: u64,
-    ) -> MctsPlayer {
+    ) -> MctsPlayer<E> {
         MctsPlayer {
             eval: AbBlend::new(
                 eval,
@@ -104,7 +103,7 @@ impl MctsPlayer {
     /// `guard.depth` turns scores within `guard.margin` of the best (see [`TurnGuard`]):
     /// the network decides between sound turns, the search keeps it from tactical
     /// blunders (default off).
-    pub fn with_guard(mut self, guard: Option<GuardConfig>) -> MctsPlayer {
+    pub fn with_guard(mut self, guard: Option<GuardConfig>) -> MctsPlayer<E> {
         let learned = self.ab_eval.clone();
         let tb = self.tables.clone();
         self.guard = guard.map(|g| {
@@ -116,9 +115,9 @@ impl MctsPlayer {
     }
 
     /// The same player whose alpha-beta searches (the guard's and the blend's) evaluate
-    /// with a learned evaluation (see [`fanorona_search::learned`]), whichever of
+    /// with a learned evaluation (see [`crate::learned`]), whichever of
     /// [`MctsPlayer::with_guard`] and [`MctsPlayer::with_blend`] came first.
-    pub fn with_ab_eval(mut self, learned: Option<Arc<LearnedEval>>) -> MctsPlayer {
+    pub fn with_ab_eval(mut self, learned: Option<Arc<LearnedEval>>) -> MctsPlayer<E> {
         self.ab_eval = learned.clone();
         self.guard = self.guard.take().map(|g| g.with_learned(learned.clone()));
         self.eval = self.eval.with_learned(learned);
@@ -130,7 +129,7 @@ impl MctsPlayer {
     /// the root its trees take their exact values instead of the network's (and with
     /// `MctsConfig::solver` prove the positions above), and the guard's and the blend's
     /// alpha-beta searches score covered positions exactly, whichever of them came first.
-    pub fn with_tables(mut self, tb: Option<Arc<Tablebase>>) -> MctsPlayer {
+    pub fn with_tables(mut self, tb: Option<Arc<Tablebase>>) -> MctsPlayer<E> {
         self.guard = self.guard.take().map(|g| g.with_tables(tb.clone()));
         self.eval = self.eval.with_tables(tb.clone());
         self.tables = tb;
@@ -147,14 +146,14 @@ impl MctsPlayer {
     /// The same player keeping its tree from one turn to the next: the subtree of the
     /// opponent's reply becomes the next search's root, with its visits, as AlphaZero and
     /// KataGo reuse it; the simulations of a decision are added to those (default off).
-    pub fn with_reuse(mut self, reuse: bool) -> MctsPlayer {
+    pub fn with_reuse(mut self, reuse: bool) -> MctsPlayer<E> {
         self.reuse = reuse;
         self
     }
 
     /// The same player with its leaf values mixed with a shallow alpha-beta search's
     /// (see [`AbBlend`]).
-    pub fn with_blend(mut self, blend: BlendConfig) -> MctsPlayer {
+    pub fn with_blend(mut self, blend: BlendConfig) -> MctsPlayer<E> {
         self.eval = AbBlend::new(self.eval.inner, blend)
             .with_learned(self.ab_eval.clone())
             .with_tables(self.tables.clone());
@@ -259,8 +258,8 @@ impl MctsPlayer {
 
 /// A telo position searched within `budget` (telo's turns are single decisions): the
 /// action chosen, the root's win/draw/loss for the side to move, and the simulations run.
-pub fn search_telo(
-    mut eval: NetEvaluator,
+pub fn search_telo<E: Evaluator<TeloPosition>>(
+    mut eval: E,
     cfg: MctsConfig,
     budget: MctsBudget,
     seed: u64,
@@ -275,7 +274,7 @@ pub fn search_telo(
     (tree.choose(0.0), tree.value(), tree.visits())
 }
 
-impl Player for MctsPlayer {
+impl<E: Evaluator<Position> + Send> Player for MctsPlayer<E> {
     fn name(&self) -> String {
         self.name.clone()
     }
@@ -342,17 +341,18 @@ impl Player for MctsPlayer {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::NetConfig;
-    use burn::prelude::*;
+    use crate::UniformEvaluator;
     use fanorona_rules::{RuleOptions, TurnMode, Variant};
 
-    fn player(reuse: bool) -> MctsPlayer {
-        let device = Device::flex();
-        let cfg = NetConfig::for_variant(Variant::Dimy)
-            .with_blocks(1)
-            .with_channels(8);
-        let e = NetEvaluator::new(cfg.init(&device).valid(), device, Variant::Dimy, false, 1);
-        MctsPlayer::new(e, MctsConfig::default(), 64, "mcts", 1).with_reuse(reuse)
+    fn player(reuse: bool) -> MctsPlayer<UniformEvaluator> {
+        MctsPlayer::new(
+            UniformEvaluator::default(),
+            MctsConfig::default(),
+            64,
+            "mcts",
+            1,
+        )
+        .with_reuse(reuse)
     }
 
     #[test]
