@@ -8,10 +8,8 @@ use anyhow::{Context, Result};
 use clap::{ArgGroup, Args};
 use fanorona_arena::GameRecord;
 use fanorona_rules::notation::{format_turn, parse_game, split_game};
-use fanorona_rules::telo::{TeloPosition, TeloSolution, TeloValue};
 use fanorona_rules::{Color, History, Outcome, PointStyle, Position, RuleOptions, Variant};
 use fanorona_search::{Analysis, MATE, MATE_BOUND, Player, analyse};
-use std::time::Instant;
 
 /// `fanorona analyze`.
 #[derive(Args, Debug)]
@@ -111,88 +109,12 @@ fn print_analysis(a: &Analysis, json: bool, tb: Option<serde_json::Value>) {
     }
 }
 
-pub(crate) fn analyse_fanorona(pos: &Position, spec: &EngineSpec) -> Result<Analysis> {
-    let mut player = crate::engine::player(spec, "analyze", pos.variant())?;
-    Ok(analyse(player.as_mut(), &History::new(*pos)))
-}
-
-/// A telo position answered by a network and search.
-pub(crate) fn analyse_telo_mcts(pos: &TeloPosition, spec: &EngineSpec) -> Result<Analysis> {
-    let start = Instant::now();
-    let (action, wdl, sims) = crate::engine::search_telo(spec, pos)?;
-    let best = action
-        .and_then(fanorona_rules::game::telo_action_from_index)
-        .map(|m| pos.format_move(m));
-    Ok(Analysis {
-        fen: pos.fen(),
-        best: best.clone(),
-        score: best
-            .as_ref()
-            .map(|_| ((wdl[0] - wdl[2]) * 100.0).round() as i32),
-        pv: best.into_iter().collect(),
-        depth: 0,
-        nodes: sims as u64,
-        seconds: start.elapsed().as_secs_f64(),
-    })
-}
-
-/// Telo is small enough to know exactly: the solver's value and a value-keeping line.
-pub(crate) fn analyse_telo(pos: &TeloPosition, solution: &TeloSolution) -> Analysis {
-    let start = Instant::now();
-    let value = solution.value(pos);
-    let score = match value {
-        TeloValue::Win(n) => MATE - n as i32,
-        TeloValue::Loss(n) => -(MATE - n as i32),
-        TeloValue::Draw => 0,
-    };
-    let mut pv = Vec::new();
-    let mut p = *pos;
-    let plies = match value {
-        TeloValue::Win(n) | TeloValue::Loss(n) => n as usize,
-        TeloValue::Draw => 8,
-    };
-    while pv.len() < plies && p.outcome().is_none() {
-        // The fastest win, or the longest defence, or any drawing move.
-        let moves = solution.value_preserving_moves(&p);
-        let Some(&m) = moves.iter().min_by_key(|&&m| {
-            let mut c = p;
-            c.play_unchecked(m);
-            match solution.value(&c) {
-                TeloValue::Loss(n) => n as i32,
-                TeloValue::Win(n) => -(n as i32),
-                TeloValue::Draw => 0,
-            }
-        }) else {
-            break;
-        };
-        pv.push(p.format_move(m));
-        p.play_unchecked(m);
-    }
-    Analysis {
-        fen: pos.fen(),
-        best: pv.first().cloned(),
-        score: Some(score),
-        pv,
-        depth: plies as u32,
-        nodes: 0,
-        seconds: start.elapsed().as_secs_f64(),
-    }
-}
-
 pub fn analyze(a: AnalyzeArgs) -> Result<()> {
     let spec = crate::engine::parse_interactive(&a.engine)?;
     let rules = a.pos.rule_options()?;
-    let mut solution: Option<TeloSolution> = None;
-    let mut run = |p: AnyPosition| -> Result<Analysis> {
-        Ok(match p {
-            AnyPosition::Fanorona(p) => analyse_fanorona(&p, &spec)?,
-            AnyPosition::Telo(t) if spec.has_network(fanorona_rules::Variant::Telo) => {
-                analyse_telo_mcts(&t, &spec)?
-            }
-            AnyPosition::Telo(t) => {
-                analyse_telo(&t, solution.get_or_insert_with(TeloSolution::solve))
-            }
-        })
+    let device = crate::backend::device();
+    let run = |p: AnyPosition| -> Result<Analysis> {
+        spec.analyse(&p, "analyze", &device).map_err(input_err)
     };
     if a.game.is_some() || a.record.is_some() {
         return review_games(&a, &spec, rules);

@@ -7,7 +7,6 @@ use anyhow::Result;
 use fanorona_nn::NetEvaluator;
 pub use fanorona_nn::spec::EngineSpec;
 use fanorona_rules::Variant;
-use fanorona_rules::telo::TeloPosition;
 use fanorona_search::Player;
 
 /// Parses the spec of an engine that searches one position at a time (`play`,
@@ -39,18 +38,5 @@ pub fn player(spec: &EngineSpec, name: &str, variant: Variant) -> Result<Box<dyn
 /// Not an mcts spec, or a checkpoint that cannot be used.
 pub fn evaluator(spec: &EngineSpec, variant: Variant) -> Result<NetEvaluator> {
     spec.evaluator(variant, &crate::backend::device())
-        .map_err(input_err)
-}
-
-/// An `mcts` spec's search of a telo position: the action, the root's win/draw/loss and
-/// the simulations run (`EngineSpec::search_telo`).
-///
-/// # Errors
-/// A spec telo cannot use, or a checkpoint that cannot be used, as an input error.
-pub fn search_telo(
-    spec: &EngineSpec,
-    pos: &TeloPosition,
-) -> Result<(Option<usize>, [f32; 3], u32)> {
-    spec.search_telo(pos, &crate::backend::device())
         .map_err(input_err)
 }

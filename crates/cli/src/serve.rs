@@ -4,7 +4,6 @@
 //! Searches run on blocking threads, each bounded by the server's time cap whatever the
 //! request asks. The API is documented in `docs/API.md`.
 
-use crate::analyze;
 use crate::engine::EngineSpec;
 use anyhow::{Context, Result};
 use axum::Router;
@@ -16,12 +15,11 @@ use clap::Args;
 use fanorona_nn::checkpoint;
 use fanorona_nn::spec::NetSource;
 use fanorona_rules::notation::{format_turn, parse_turn};
-use fanorona_rules::telo::TeloSolution;
 use fanorona_rules::{AnyPosition, Game, Outcome, PointStyle, RuleOptions, TurnMode, Variant};
 use fanorona_search::Analysis;
 use serde_json::{Value, json};
 use std::collections::HashMap;
-use std::sync::{Arc, OnceLock};
+use std::sync::Arc;
 use std::time::Duration;
 
 /// `fanorona serve`.
@@ -59,7 +57,6 @@ const MAX_GUMBEL_SIMS: u32 = 2_000;
 struct ServerState {
     engine: String,
     max_time: Duration,
-    telo: OnceLock<TeloSolution>,
 }
 
 /// An error answer: a status and a message, sent as `{"error": message}`.
@@ -109,7 +106,6 @@ pub fn serve(a: ServeArgs) -> Result<()> {
     let state = Arc::new(ServerState {
         engine: a.engine.clone(),
         max_time: a.max_time,
-        telo: OnceLock::new(),
     });
     let app = router(state);
     let runtime = tokio::runtime::Builder::new_multi_thread()
@@ -378,18 +374,9 @@ async fn analyze_route(State(s): State<Arc<ServerState>>, Query(q): Params) -> A
             AnyPosition::Fanorona(p) => crate::tb_cmd::tb_json(p, None),
             AnyPosition::Telo(_) => None,
         };
-        let a: Analysis = match pos {
-            AnyPosition::Fanorona(p) => {
-                analyze::analyse_fanorona(&p, &spec).map_err(|e| ApiError::bad(format!("{e:#}")))?
-            }
-            AnyPosition::Telo(t) if spec.has_network(Variant::Telo) => {
-                analyze::analyse_telo_mcts(&t, &spec)
-                    .map_err(|e| ApiError::bad(format!("{e:#}")))?
-            }
-            AnyPosition::Telo(t) => {
-                analyze::analyse_telo(&t, s.telo.get_or_init(TeloSolution::solve))
-            }
-        };
+        let a: Analysis = spec
+            .analyse(&pos, "analyze", &crate::backend::device())
+            .map_err(|e| ApiError::bad(format!("{e:#}")))?;
         let mut v = a.to_json();
         v["engine"] = json!(engine);
         if let Some(t) = tb {

@@ -24,11 +24,11 @@ type Result<T> = std::result::Result<T, SpecError>;
 use crate::{MctsBudget, MctsPlayer, NetConfig, NetEvaluator, checkpoint};
 use burn::module::Module;
 use burn::prelude::Device;
-use fanorona_rules::Variant;
 use fanorona_rules::telo::TeloPosition;
+use fanorona_rules::{AnyPosition, History, Variant};
 use fanorona_search::settings::{self, AbSettings, Overrides};
 use fanorona_search::{
-    AbConfig, AbPlayer, LearnedEval, Limits, Player, RandomPlayer, SearchSettings,
+    AbConfig, AbPlayer, Analysis, LearnedEval, Limits, Player, RandomPlayer, SearchSettings,
 };
 use fanorona_tb::Tablebase;
 use std::sync::Arc;
@@ -442,6 +442,51 @@ impl EngineSpec {
         search
             .apply(SearchSettings::player(variant, time.is_some()), variant)
             .map_err(|e| input_err(format!("mcts player for {variant}: {e}")))
+    }
+
+    /// A telo position analysed: an `mcts` spec with a telo network searches it; every
+    /// other spec (and `mcts` without a telo network) answers with the exact solution.
+    ///
+    /// # Errors
+    /// A network that cannot be loaded or is not telo's.
+    pub fn analyse_telo(&self, pos: &TeloPosition, device: &Device) -> Result<Analysis> {
+        if !self.has_network(Variant::Telo) {
+            return Ok(fanorona_search::analyse_telo(
+                pos,
+                fanorona_search::telo_solution(),
+            ));
+        }
+        let start = std::time::Instant::now();
+        let (action, wdl, sims) = self.search_telo(pos, device)?;
+        let best = action
+            .and_then(fanorona_rules::game::telo_action_from_index)
+            .map(|m| pos.format_move(m));
+        Ok(Analysis {
+            fen: pos.fen(),
+            score: best
+                .as_ref()
+                .map(|_| ((wdl[0] - wdl[2]) * 100.0).round() as i32),
+            pv: best.iter().cloned().collect(),
+            best,
+            depth: 0,
+            nodes: sims as u64,
+            seconds: start.elapsed().as_secs_f64(),
+        })
+    }
+
+    /// A position of any board analysed: tsivy and dimy by the spec's player (named
+    /// `name`), telo as [`EngineSpec::analyse_telo`] says.
+    ///
+    /// # Errors
+    /// A player that cannot be made for the board.
+    pub fn analyse(&self, pos: &AnyPosition, name: &str, device: &Device) -> Result<Analysis> {
+        match pos {
+            AnyPosition::Fanorona(p) => {
+                let mut player = self.player(name, p.variant(), device)?;
+                Ok(fanorona_search::analyse(player.as_mut(), &History::new(*p)))
+            }
+            AnyPosition::Telo(t) => self.analyse_telo(t, device),
+        }
     }
 
     /// Whether this is an `mcts` spec with a network for `variant`: one its `ckpt=` names,

@@ -500,7 +500,7 @@ impl VecEnv {
 
 /// A player of `fanorona play`/`arena` specs: `"ab:time=100ms"`, `"ab:depth=6"`,
 /// `"mcts:sims=400"` (the release network), `"mcts:ckpt=DIR,sims=400"`, `"random"`.
-/// Plays tsivy and dimy.
+/// Telo positions are answered by the exact solver (or by a telo network's `mcts` spec).
 #[pyclass(module = "fanorona", name = "Engine")]
 struct Engine {
     spec: EngineSpec,
@@ -513,10 +513,11 @@ impl Engine {
     fn analysis(&self, py: Python<'_>, fen: &str) -> PyResult<fanorona_search::Analysis> {
         let pos = match position_of(None, Some(fen), self.rules)? {
             AnyPosition::Fanorona(p) => p,
-            AnyPosition::Telo(_) => {
-                return Err(bad(format!(
-                    "`{fen}` is a telo position: Engine plays tsivy and dimy"
-                )));
+            AnyPosition::Telo(t) => {
+                // Telo is solved exactly (or searched by a telo network's `mcts` spec).
+                return py
+                    .detach(|| self.spec.analyse_telo(&t, &Device::default()))
+                    .map_err(|e| bad(format!("engine `{}`: {e}", self.text)));
             }
         };
         let v = pos.variant();

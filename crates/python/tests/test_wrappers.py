@@ -11,7 +11,7 @@ import fanorona.pettingzoo
 
 
 def test_gymnasium_env_checker_and_an_episode():
-    for variant, opponent in (("dimy", None), ("tsivy", fanorona.Engine("ab:depth=1")), ("telo", None)):
+    for variant, opponent in (("dimy", None), ("tsivy", fanorona.Engine("ab:depth=1")), ("telo", None), ("telo", fanorona.Engine("ab:depth=1"))):
         env = fanorona.gym.FanoronaEnv(variant, opponent=opponent)
         check_env(env, skip_render_check=True)
     env = gymnasium.make("Fanorona-dimy-v0", opponent="ab:depth=1", agent="black")

@@ -6,6 +6,7 @@ use crate::player::Player;
 use fanorona_rules::History;
 use fanorona_rules::PointStyle;
 use fanorona_rules::notation::format_turn;
+use fanorona_rules::telo::{TeloPosition, TeloSolution, TeloValue};
 use std::time::Instant;
 
 /// What an analysis found.
@@ -84,4 +85,53 @@ pub fn analyse(player: &mut dyn Player, game: &History) -> Analysis {
         nodes,
         seconds: start.elapsed().as_secs_f64(),
     }
+}
+
+/// Telo is small enough to know exactly: the solver's value and a value-keeping line.
+pub fn analyse_telo(pos: &TeloPosition, solution: &TeloSolution) -> Analysis {
+    let start = Instant::now();
+    let value = solution.value(pos);
+    let score = match value {
+        TeloValue::Win(n) => MATE - n as i32,
+        TeloValue::Loss(n) => -(MATE - n as i32),
+        TeloValue::Draw => 0,
+    };
+    let mut pv = Vec::new();
+    let mut p = *pos;
+    let plies = match value {
+        TeloValue::Win(n) | TeloValue::Loss(n) => n as usize,
+        TeloValue::Draw => 8,
+    };
+    while pv.len() < plies && p.outcome().is_none() {
+        // The fastest win, or the longest defence, or any drawing move.
+        let moves = solution.value_preserving_moves(&p);
+        let Some(&m) = moves.iter().min_by_key(|&&m| {
+            let mut c = p;
+            c.play_unchecked(m);
+            match solution.value(&c) {
+                TeloValue::Loss(n) => n as i32,
+                TeloValue::Win(n) => -(n as i32),
+                TeloValue::Draw => 0,
+            }
+        }) else {
+            break;
+        };
+        pv.push(p.format_move(m));
+        p.play_unchecked(m);
+    }
+    Analysis {
+        fen: pos.fen(),
+        best: pv.first().cloned(),
+        score: Some(score),
+        pv,
+        depth: plies as u32,
+        nodes: 0,
+        seconds: start.elapsed().as_secs_f64(),
+    }
+}
+
+/// telo's exact solution, solved once per process (a fraction of a second) and kept.
+pub fn telo_solution() -> &'static TeloSolution {
+    static SOLUTION: std::sync::OnceLock<TeloSolution> = std::sync::OnceLock::new();
+    SOLUTION.get_or_init(TeloSolution::solve)
 }

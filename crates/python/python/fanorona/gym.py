@@ -49,8 +49,6 @@ class FanoronaEnv(gymnasium.Env):
             raise ValueError(f"render_mode {render_mode!r}: expected 'ansi' or None")
         if isinstance(opponent, str):
             opponent = Engine(opponent, rules)
-        if opponent is not None and variant == "telo":
-            raise ValueError("an Engine plays tsivy and dimy: use opponent=None for telo")
         self.variant = variant
         self.opponent = opponent
         self.agent = agent
