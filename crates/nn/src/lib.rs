@@ -22,7 +22,7 @@ pub use evaluator::NetEvaluator;
 pub use net::{Net, NetConfig, OWNERSHIP_CLASSES};
 /// The MCTS player over the network's evaluator.
 pub type MctsPlayer = fanorona_search::MctsPlayer<NetEvaluator>;
-pub use fanorona_search::{MctsBudget, search_telo};
+pub use fanorona_search::search_telo;
 pub use train::{Batch, Losses, Trainer};
 
 /// Re-exported so that callers name the same burn types.

@@ -21,7 +21,7 @@ fn input_err(e: impl std::fmt::Display) -> SpecError {
 
 type Result<T> = std::result::Result<T, SpecError>;
 
-use crate::{MctsBudget, MctsPlayer, NetConfig, NetEvaluator, checkpoint};
+use crate::{MctsPlayer, NetConfig, NetEvaluator, checkpoint};
 use burn::module::Module;
 use burn::prelude::Device;
 use fanorona_rules::telo::TeloPosition;
@@ -360,9 +360,10 @@ impl EngineSpec {
                     None => None,
                 };
                 let eval = self.evaluator(variant, device)?;
-                let budget = MctsBudget {
-                    sims: *sims,
+                let budget = Limits {
+                    nodes: Some((*sims).into()),
                     time: *time,
+                    depth: None,
                 };
                 let player = MctsPlayer::with_budget(eval, settings.mcts(), budget, name, *seed)
                     .with_reuse(*reuse)
@@ -417,9 +418,10 @@ impl EngineSpec {
         };
         let settings = self.settings(Variant::Telo)?;
         let eval = self.evaluator(Variant::Telo, device)?;
-        let budget = MctsBudget {
-            sims: *sims,
+        let budget = Limits {
+            nodes: Some((*sims).into()),
             time: *time,
+            depth: None,
         };
         Ok(fanorona_search::search_telo(
             eval,

@@ -391,13 +391,13 @@ fn mcts_player_always_returns_a_legal_turn() {
 
 #[test]
 fn a_timed_mcts_player_searches_and_plays() {
-    use fanorona_nn::MctsBudget;
+    use fanorona_search::Limits;
     let device = Device::flex();
     let cfg = small(Variant::Dimy);
     let e = NetEvaluator::new(cfg.init(&device).valid(), device, Variant::Dimy, false, 1);
-    let budget = MctsBudget {
-        sims: 1_000_000,
+    let budget = Limits {
         time: Some(std::time::Duration::from_millis(30)),
+        ..Limits::default()
     };
     let mut player = MctsPlayer::with_budget(e, MctsConfig::default(), budget, "timed", 1);
     for p in random_positions(Variant::Dimy, RuleOptions::default(), 9, 20) {
@@ -415,9 +415,10 @@ fn a_timed_mcts_player_searches_and_plays() {
         false,
         1,
     );
-    let budget = MctsBudget {
-        sims: 16,
+    let budget = Limits {
+        nodes: Some(16),
         time: Some(std::time::Duration::from_secs(60)),
+        depth: None,
     };
     let mut player = MctsPlayer::with_budget(e, MctsConfig::default(), budget, "capped", 1);
     let start = Position::start(Variant::Dimy, RuleOptions::default());

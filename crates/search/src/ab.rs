@@ -26,15 +26,38 @@ pub(crate) const INF: i32 = MATE + 1;
 /// Scores beyond this are forced wins or losses.
 pub const MATE_BOUND: i32 = MATE - 10_000;
 
-/// How much to search. Unset fields do not limit; with nothing set the depth is 6.
+/// How much to search: every player's budget. Unset fields do not limit; with nothing
+/// set alpha-beta searches 6 turns deep.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct Limits {
-    /// Maximum depth in turns.
+    /// Maximum depth in turns (alpha-beta).
     pub depth: Option<u32>,
-    /// Stop after about this many nodes.
+    /// Stop after about this many nodes; for MCTS, simulations a decision (each step of a
+    /// chain, and the choice to end it, is one decision), the most a decision may use
+    /// when `time` is set too.
     pub nodes: Option<u64>,
-    /// Stop after about this much time.
+    /// Stop after about this much time a turn (MCTS: the decisions of one turn share it).
     pub time: Option<Duration>,
+}
+
+impl Limits {
+    /// A fixed number of MCTS simulations a decision.
+    pub fn sims(sims: u32) -> Limits {
+        Limits {
+            nodes: Some(sims.into()),
+            ..Limits::default()
+        }
+    }
+
+    /// The simulations an MCTS decision may use: `nodes`, else on a clock as many as it
+    /// allows (up to a million), else 400.
+    pub fn simulations(&self) -> u32 {
+        match (self.nodes, self.time) {
+            (Some(n), _) => n.min(u32::MAX.into()) as u32,
+            (None, Some(_)) => 1_000_000,
+            (None, None) => 400,
+        }
+    }
 }
 
 /// The engine's settings.

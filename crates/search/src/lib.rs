@@ -40,7 +40,7 @@ pub use evaluator::{Evaluator, RolloutEvaluator, UniformEvaluator, wdl_index};
 pub use guard::{GuardConfig, TurnGuard, next_actions};
 pub use learned::{LearnedEval, LearnedEvalError};
 pub use mcts::{GumbelConfig, Leaf, MIN_TIMED_SIMS, Mcts, MctsConfig, Oracle, TIMED_CHUNK};
-pub use mcts_player::{GUARD_TIME_SHARE, MctsBudget, MctsPlayer, search_telo};
+pub use mcts_player::{GUARD_TIME_SHARE, MctsPlayer, search_telo};
 pub use player::{
     AbPlayer, Choice, GameError, PlayedGame, Player, RandomPlayer, play_game, play_game_adjudicated,
 };

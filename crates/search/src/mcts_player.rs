@@ -2,31 +2,14 @@
 //! rollout evaluators in tests): whole turns chosen one step at a time, within a budget of
 //! simulations or time ([`Mcts::run_budget`], the one timed loop).
 
-use crate::{AbBlend, BlendConfig, Choice, GuardConfig, LearnedEval};
+use crate::{AbBlend, BlendConfig, Choice, GuardConfig, LearnedEval, Limits};
 use crate::{Evaluator, Mcts, MctsConfig, Oracle, Player, SearchResult, TurnGuard, next_actions};
 use fanorona_rules::game::{action_from_index, action_index};
 use fanorona_rules::telo::TeloPosition;
 use fanorona_rules::{Game, History, Position};
 use fanorona_tb::{Tablebase, Wdl};
 use std::sync::Arc;
-use std::time::{Duration, Instant};
-
-/// How much a [`MctsPlayer`] searches.
-#[derive(Clone, Copy, Debug, PartialEq)]
-pub struct MctsBudget {
-    /// Simulations per decision (each step of a chain, and the choice to end it, is one
-    /// decision); with `time` set, the most a decision may use.
-    pub sims: u32,
-    /// Time per turn, as `ab:time=` has: the decisions of one turn share it.
-    pub time: Option<Duration>,
-}
-
-impl MctsBudget {
-    /// A fixed number of simulations per decision.
-    pub fn sims(sims: u32) -> MctsBudget {
-        MctsBudget { sims, time: None }
-    }
-}
+use std::time::Instant;
 
 /// The most of a timed turn the guard may spend deepening its judgement (its 2-turn pass
 /// always completes): the rest is the network's. At 50 ms a turn a fixed 8-turn tsivy
@@ -42,7 +25,7 @@ pub struct MctsPlayer<E> {
     /// asked for it (weight 0 otherwise: the network alone).
     eval: AbBlend<E>,
     cfg: MctsConfig,
-    budget: MctsBudget,
+    budget: Limits,
     name: String,
     seed: u64,
     /// Keep the tree from one turn to the next (the subtree of the opponent's reply).
@@ -68,14 +51,14 @@ impl<E: Evaluator<Position>> MctsPlayer<E> {
         name: impl Into<String>,
         seed: u64,
     ) -> MctsPlayer<E> {
-        MctsPlayer::with_budget(eval, cfg, MctsBudget::sims(sims), name, seed)
+        MctsPlayer::with_budget(eval, cfg, Limits::sims(sims), name, seed)
     }
 
     /// A player that searches within `budget`.
     pub fn with_budget(
         eval: E,
         cfg: MctsConfig,
-        budget: MctsBudget,
+        budget: Limits,
         name: impl Into<String>,
         seed: u64,
     ) -> MctsPlayer<E> {
@@ -200,10 +183,10 @@ impl<E: Evaluator<Position>> MctsPlayer<E> {
         self.new_tree(pos)
     }
 
-    /// Searches one decision: `sims` simulations, or with a time budget until `deadline`
+    /// Searches one decision: its simulations, or with a time budget until `deadline`
     /// ([`Mcts::run_budget`]).
     fn search_decision(&mut self, tree: &mut Mcts<Position>, deadline: Option<Instant>) {
-        tree.run_budget(&mut self.eval, self.budget.sims, deadline);
+        tree.run_budget(&mut self.eval, self.budget.simulations(), deadline);
     }
 
     /// Searches one turn from `tree`'s root, along one of `sound` (the guard's turns as
@@ -261,14 +244,14 @@ impl<E: Evaluator<Position>> MctsPlayer<E> {
 pub fn search_telo<E: Evaluator<TeloPosition>>(
     mut eval: E,
     cfg: MctsConfig,
-    budget: MctsBudget,
+    budget: Limits,
     seed: u64,
     pos: &TeloPosition,
 ) -> (Option<usize>, [f32; 3], u32) {
     let mut tree = Mcts::new(*pos, cfg, seed);
     tree.run_budget(
         &mut eval,
-        budget.sims,
+        budget.simulations(),
         budget.time.map(|t| Instant::now() + t),
     );
     (tree.choose(0.0), tree.value(), tree.visits())
