@@ -233,8 +233,27 @@ fn runs_checkpoints_and_resumes() {
     assert_eq!(resolved, tiny("dimy", 2));
     let (games, bad) = read_games(&exp.join("games/00002.jsonl")).unwrap();
     assert_eq!((games.len(), bad.len()), (4, 0));
+    // Each checkpoint holds its generation's metrics; a run killed between the checkpoint
+    // and the metrics line writes the line when it resumes, once.
+    assert!(ck.join("00002/metrics.json").is_file());
+    let lines = |step: u64| {
+        std::fs::read_to_string(exp.join("metrics.jsonl"))
+            .unwrap()
+            .lines()
+            .filter(|l| l.contains("\"train/lr\"") && l.contains(&format!("\"step\":{step},")))
+            .count()
+    };
+    assert_eq!(lines(2), 1);
+    let kept: String = metrics
+        .lines()
+        .filter(|l| !l.contains("\"step\":2,"))
+        .map(|l| format!("{l}\n"))
+        .collect();
+    std::fs::write(exp.join("metrics.jsonl"), kept).unwrap();
+    assert_eq!(lines(2), 0);
     // Resume: the same run with a later limit continues from the checkpoint's counters.
     let s = train(&options(tiny("dimy", 3), &root, "r"), &mut Quiet).unwrap();
+    assert_eq!((lines(2), lines(3)), (1, 1));
     assert_eq!(s.state.generation, 3);
     assert_eq!(s.state.games, 12);
     let st = state(&ck.join("00003"));
