@@ -1,6 +1,6 @@
 //! Reports: Markdown tables, CSV and JSON files, and the Elo-against-generation plot.
 
-use crate::elo::{PairResult, PairedDiff, Rating, Trend};
+use crate::elo::{PairResult, PairedDiff, Pentanomial, Rating, Trend};
 use plotters::prelude::*;
 use std::fmt::Write as _;
 use std::path::Path;
@@ -9,16 +9,30 @@ fn fmt_elo(x: f64) -> String {
     format!("{x:+.0}")
 }
 
-/// The results of every pairing as a Markdown table.
-pub fn results_markdown(specs: &[String], results: &[PairResult]) -> String {
+/// The results of every pairing as a Markdown table, with the pentanomial counts of each
+/// pairing's finished pairs (`pairs[i]` for `results[i]`: a start played once from each
+/// side, binned by the first player's points over the two games, 0 to 2) and the Elo
+/// they give, whose interval counts the pairs, not the games (fishtest's).
+pub fn results_markdown(specs: &[String], results: &[PairResult], pairs: &[Pentanomial]) -> String {
     let mut s = String::from(
-        "| player | opponent | wins | draws | losses | score |\n|---|---|---:|---:|---:|---:|\n",
+        "| player | opponent | wins | draws | losses | score | pairs 0 / ½ / 1 / 1½ / 2 | paired Elo [95 %] |\n|---|---|---:|---:|---:|---:|---|---|\n",
     );
-    for r in results {
+    for (i, r) in results.iter().enumerate() {
         let g = (r.wins + r.draws + r.losses).max(1) as f64;
+        let (bins, elo) = match pairs.get(i).filter(|p| p.pairs() > 0) {
+            Some(p) => {
+                let (e, lo, hi) = p.elo();
+                let b = p.0.map(|n| n.to_string()).join(" / ");
+                (
+                    b,
+                    format!("{} [{}, {}]", fmt_elo(e), fmt_elo(lo), fmt_elo(hi)),
+                )
+            }
+            None => ("-".into(), "-".into()),
+        };
         let _ = writeln!(
             s,
-            "| {} | {} | {} | {} | {} | {:.1} % |",
+            "| {} | {} | {} | {} | {} | {:.1} % | {bins} | {elo} |",
             specs[r.a],
             specs[r.b],
             r.wins,

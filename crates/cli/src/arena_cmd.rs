@@ -644,7 +644,11 @@ fn report_results(
                 "{adjudicated} of them ended by the endgame tables at their first covered position (--adjudicate), with the tables' result\n"
             );
         }
-        println!("{}", report::results_markdown(specs, &results));
+        let pairs: Vec<Pentanomial> = results
+            .iter()
+            .map(|r| pentanomial(&specs[r.a], &specs[r.b], records))
+            .collect();
+        println!("{}", report::results_markdown(specs, &results, &pairs));
         println!("{}", report::ratings_markdown(specs, &ratings, anchor));
         if !steps.is_empty() {
             let x = x_axis.label();
@@ -672,6 +676,14 @@ fn report_results(
     } else {
         let mut j = report::ratings_json(specs, &ratings, rated);
         j["adjudicated"] = adjudicated.into();
+        // Each pairing's pentanomial counts (pairs by the first player's points, 0 to 2).
+        j["pairs"] = results
+            .iter()
+            .map(|r| {
+                let p = pentanomial(&specs[r.a], &specs[r.b], records);
+                serde_json::json!({"player": specs[r.a], "opponent": specs[r.b], "pentanomial": p.0})
+            })
+            .collect();
         if !generations.is_empty() {
             j["steps"] = steps_json["steps"].take();
             j["from_last"] = steps_json["from_last"].take();

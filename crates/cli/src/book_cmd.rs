@@ -1,4 +1,4 @@
-//! `fanorona book`: make an opening book of balanced positions.
+//! `fanorona book`: make an opening book of balanced (or, with `--min-score`, unbalanced) positions.
 
 use crate::input_err;
 use anyhow::Result;
@@ -26,6 +26,10 @@ pub struct BookArgs {
     /// Keep positions that search scores within +-S hundredths of a piece.
     #[arg(long, value_name = "S", default_value_t = 50)]
     pub max_score: i32,
+    /// Keep only positions scored at least S away from level (an unbalanced book: each
+    /// position favours one side, e.g. `--min-score 70 --max-score 130` for about a piece)
+    #[arg(long, value_name = "S", default_value_t = 0)]
+    pub min_score: i32,
     /// Seed of the random turns (the same arguments give the same book).
     #[arg(long, default_value_t = 1)]
     pub seed: u64,
@@ -53,6 +57,12 @@ pub fn book(a: BookArgs) -> Result<()> {
     if a.max_score < 0 {
         return Err(input_err("--max-score must be at least 0"));
     }
+    if a.min_score < 0 || a.min_score > a.max_score {
+        return Err(input_err(format!(
+            "--min-score must be from 0 to --max-score ({})",
+            a.max_score
+        )));
+    }
     let mut rules = RuleOptions::default();
     for pair in &a.rules {
         rules.set_pair(pair).map_err(input_err)?;
@@ -68,6 +78,7 @@ pub fn book(a: BookArgs) -> Result<()> {
     spec.turns = a.turns;
     spec.depth = a.depth.max(1);
     spec.max_score = a.max_score;
+    spec.min_score = a.min_score;
     spec.seed = a.seed;
     let bar = ProgressBar::new(a.count as u64);
     bar.set_style(

@@ -52,7 +52,7 @@ enum Command {
     /// Round robins, gauntlets and SPRT: traditional openings or a book, Elo with
     /// confidence intervals.
     Arena(arena_cmd::ArenaArgs),
-    /// Make an opening book: balanced positions after random turns, judged by alpha-beta.
+    /// Make an opening book: balanced (or unbalanced) positions after random turns, judged by alpha-beta.
     Book(book_cmd::BookArgs),
     /// Fit a learned evaluation for alpha-beta (`ab:eval=FILE`) to positions scored by a
     /// deeper search.

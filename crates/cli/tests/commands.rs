@@ -1277,7 +1277,9 @@ fn arena_round_robin_resumes_and_reports() {
     ]);
     let text = stdout(&o);
     assert!(
-        text.contains("| player | opponent | wins | draws | losses | score |"),
+        text.contains(
+            "| player | opponent | wins | draws | losses | score | pairs 0 / ½ / 1 / 1½ / 2 | paired Elo [95 %] |"
+        ),
         "{text}"
     );
     assert!(

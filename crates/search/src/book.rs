@@ -141,8 +141,12 @@ pub struct BookSpec {
     /// Depth of the alpha-beta search that judges a position.
     pub depth: u32,
     /// A position is kept when that search scores it within +-`max_score` (hundredths of
-    /// a piece, for the side to move).
+    /// a piece, for the side to move) ...
     pub max_score: i32,
+    /// ... and at least `min_score` away from level: above 0, an unbalanced book, whose
+    /// positions favour one side (each played once from each side, its pairs tell two
+    /// players apart in fewer games than a balanced book's draws do).
+    pub min_score: i32,
     /// Seed of the random turns.
     pub seed: u64,
     /// Give up after this many tries per wanted position.
@@ -159,6 +163,7 @@ impl BookSpec {
             turns: 4,
             depth: 6,
             max_score: 50,
+            min_score: 0,
             seed: 1,
             tries_per_position: 200,
         }
@@ -181,7 +186,7 @@ pub struct Book {
 pub enum MakeBookError {
     /// Too few positions pass the filter.
     #[error(
-        "only {found} of {wanted} distinct balanced positions after {tried} tries: {hint}widen --max-score, or change --turns",
+        "only {found} of {wanted} distinct positions within the scores after {tried} tries: {hint}widen --max-score (or lower --min-score), or change --turns",
         hint = fewer_hint(*found)
     )]
     TooFew {
@@ -268,7 +273,7 @@ pub fn make_book_excluding(
         }
         engine.new_game();
         let r = engine.search_position(&pos, &limits);
-        if r.best.is_some() && r.score.abs() <= spec.max_score {
+        if r.best.is_some() && (spec.min_score..=spec.max_score).contains(&r.score.abs()) {
             book.positions.push(pos);
             book.scores.push(r.score);
         }
@@ -286,11 +291,28 @@ pub fn make_book_excluding(
 
 /// The text of a book file: a header saying how it was made, then one FEN a line.
 pub fn format_book(spec: &BookSpec, book: &Book) -> String {
+    let (min_flag, kept) = if spec.min_score > 0 {
+        (
+            format!(" --min-score {}", spec.min_score),
+            format!(
+                "scores {} to {} hundredths of a piece for one side",
+                spec.min_score, spec.max_score
+            ),
+        )
+    } else {
+        (
+            String::new(),
+            format!(
+                "scores it within +-{} hundredths of a piece",
+                spec.max_score
+            ),
+        )
+    };
     let mut s = format!(
         "# Fanorona opening book: {} {} positions.\n\
-         # Made by `fanorona book --variant {} --count {} --turns {} --depth {} --max-score {} --seed {}`:\n\
+         # Made by `fanorona book --variant {} --count {} --turns {} --depth {} --max-score {}{min_flag} --seed {}`:\n\
          # distinct positions reached by {} uniformly random turns from the start, each kept\n\
-         # only if alpha-beta at depth {} scores it within +-{} hundredths of a piece\n\
+         # only if alpha-beta at depth {} {kept}\n\
          # ({} positions tried). Rules: {}.\n\
          # Play each position twice, each player once on each side.\n",
         book.positions.len(),
@@ -303,7 +325,6 @@ pub fn format_book(spec: &BookSpec, book: &Book) -> String {
         spec.seed,
         spec.turns,
         spec.depth,
-        spec.max_score,
         book.tried,
         if spec.rules == RuleOptions::default() {
             "default".to_string()
@@ -339,6 +360,31 @@ mod tests {
         assert_eq!(make_book(&spec, |_, _| {}).unwrap(), book);
         // Each is `turns` turns from the start (ply counts turns).
         assert!(back.iter().all(|p| p.ply() == 4));
+    }
+
+    #[test]
+    fn an_unbalanced_book_keeps_positions_a_piece_or_so_up_for_one_side() {
+        let mut spec = BookSpec::new(Variant::Dimy, 10);
+        spec.depth = 3;
+        spec.min_score = 70;
+        spec.max_score = 130;
+        let book = make_book(&spec, |_, _| {}).unwrap();
+        assert_eq!(book.positions.len(), 10);
+        assert!(
+            book.scores.iter().all(|s| (70..=130).contains(&s.abs())),
+            "{:?}",
+            book.scores
+        );
+        let text = format_book(&spec, &book);
+        assert!(text.contains("--min-score 70"), "{text}");
+        assert!(
+            text.contains("scores 70 to 130 hundredths of a piece for one side"),
+            "{text}"
+        );
+        assert_eq!(
+            parse_book("u", &text, RuleOptions::default()).unwrap(),
+            book.positions
+        );
     }
 
     #[test]

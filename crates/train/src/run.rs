@@ -1,4 +1,5 @@
-//! The training loop: self-play, train, checkpoint, repeat; resumable at any moment.
+//! `fanorona train`: the warm start, then generations of self-play in this process fed to
+//! the learner loop ([`crate::learner::drive`]); resumable at any moment.
 
 use crate::config::TrainConfig;
 use crate::inputs::{
