@@ -1,11 +1,12 @@
 //! `fanorona play`: a person against an engine in the terminal.
 
 use crate::engine::EngineSpec;
+use crate::input_err;
 use crate::rules_cmds::{AnyPosition, PositionArgs};
 use anyhow::Result;
 use clap::{Args, ValueEnum};
 use fanorona_rules::notation::{format_turn, parse_turn};
-use fanorona_rules::telo::{TeloPosition, TeloSolution, TeloValue};
+use fanorona_rules::telo::TeloPosition;
 use fanorona_rules::{Color, History, PointStyle, TurnMode};
 use std::io::{BufRead, Write};
 
@@ -23,7 +24,7 @@ pub enum Side {
 pub struct PlayArgs {
     /// The opponent: `mcts:time=1s` (the release network and its learned evaluation: the
     /// strongest player shipped), `ab:time=1s`, `ab:depth=6`, `mcts:ckpt=DIR,sims=400`,
-    /// `random`, ... (telo: the exact solver).
+    /// `random`, ... (telo: the exact solver, or a telo network's `mcts:ckpt=DIR`).
     #[arg(long, default_value = "mcts:time=1s")]
     pub engine: String,
     /// Your colour.
@@ -48,7 +49,7 @@ pub fn play(a: PlayArgs) -> Result<()> {
     let mut out = out.lock();
     match a.pos.position()? {
         AnyPosition::Fanorona(start) => play_fanorona(start, me, &spec, &mut input, &mut out),
-        AnyPosition::Telo(start) => play_telo(start, me, &mut input, &mut out),
+        AnyPosition::Telo(start) => play_telo(start, me, &spec, &mut input, &mut out),
     }
 }
 
@@ -165,10 +166,11 @@ fn play_fanorona(
 fn play_telo(
     start: TeloPosition,
     me: Color,
+    spec: &EngineSpec,
     input: &mut impl BufRead,
     out: &mut impl Write,
 ) -> Result<()> {
-    let solution = TeloSolution::solve();
+    let device = crate::backend::device();
     let mut history = vec![start];
     writeln!(
         out,
@@ -181,16 +183,20 @@ fn play_telo(
             return Ok(());
         }
         if pos.side_to_move() != me {
-            let moves = solution.value_preserving_moves(&pos);
-            let Some(&m) = moves.first() else {
+            // The spec's answer: the exact solution, or a telo network's search.
+            let a = spec.analyse_telo(&pos, &device).map_err(input_err)?;
+            let Some(m) = a.best.as_deref().and_then(|b| pos.parse_move(b).ok()) else {
                 return Ok(());
             };
             let mut next = pos;
             next.play_unchecked(m);
-            let v = match solution.value(&pos) {
-                TeloValue::Win(n) => format!("engine wins in {n}"),
-                TeloValue::Loss(n) => format!("engine loses in {n}"),
-                TeloValue::Draw => "draw".to_string(),
+            let v = match (a.mate(), a.score) {
+                (Some(n), _) if n > 0 => format!("engine wins in {n}"),
+                (Some(n), _) => format!("engine loses in {}", -n),
+                (None, Some(0)) if !spec.has_network(fanorona_rules::Variant::Telo) => {
+                    "draw".to_string()
+                }
+                (None, s) => format!("score {:+}", s.unwrap_or(0)),
             };
             writeln!(out, "Engine plays {} ({v})\n\n{next}\n", pos.format_move(m))?;
             history.push(next);
