@@ -12,7 +12,8 @@
 
 use crate::eval::{EvalWeights, evaluate};
 use crate::learned::{Accumulator, LearnedEval};
-use crate::tt::{Bound, Table};
+pub use crate::tt::Bound;
+use crate::tt::Table;
 use fanorona_rules::{History, Outcome, Position, Turn, TurnMode};
 use fanorona_tb::{Tablebase, Wdl};
 use std::sync::Arc;
@@ -84,6 +85,39 @@ pub struct AbConfig {
     /// Endgame tables: positions they cover score exactly ([`TB_WIN`] less the turns to
     /// the next capture for a win), and a covered root plays the tables' best turn.
     pub tb: Option<Arc<Tablebase>>,
+    /// Graded draws: a game drawn by the quiet limit scores [`DRAW_PER_PIECE`] for each
+    /// piece the side to move is ahead, within [`DRAW_BAND`], instead of 0, so that a
+    /// drawn line still says who was better (tree learning's searches; players keep
+    /// `false`).
+    pub graded_draws: bool,
+}
+
+/// Graded draws' score a piece ahead, hundredths of a piece.
+pub const DRAW_PER_PIECE: i32 = 10;
+/// Graded draws' largest score, either way.
+pub const DRAW_BAND: i32 = 50;
+
+/// A position an alpha-beta search searched, with what it learned of its value: the
+/// labels of tree learning (TreeStrap), from every node searched full width to at least
+/// the recorder's depth ([`AlphaBeta::record_labels`]).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct NodeLabel {
+    /// The position (a whole turn's, no chain in progress).
+    pub position: Position,
+    /// Its score for the side to move; a mate score counts the turns from this position.
+    pub score: i32,
+    /// Which bound of the value `score` is.
+    pub bound: Bound,
+    /// The depth in turns it was searched to.
+    pub depth: u8,
+}
+
+/// What [`AlphaBeta::record_labels`] keeps.
+#[derive(Debug)]
+struct Recorder {
+    min_depth: i32,
+    max_quiet: u16,
+    labels: Vec<NodeLabel>,
 }
 
 impl Default for AbConfig {
@@ -97,6 +131,7 @@ impl Default for AbConfig {
             selective: true,
             params: SearchParams::default(),
             tb: None,
+            graded_draws: false,
         }
     }
 }
@@ -171,6 +206,8 @@ struct Worker {
     stopped: bool,
     /// The root's best score so far in the current iteration.
     partial: i32,
+    /// Tree learning's labels, when asked for.
+    recorder: Option<Recorder>,
 }
 
 const MAX_PLY: usize = 128;
@@ -255,6 +292,41 @@ impl AlphaBeta {
     /// The settings.
     pub fn config(&self) -> &AbConfig {
         &self.cfg
+    }
+
+    /// From now on, every node the searches finish (not stopped, not cut by the table or
+    /// a pruning rule) at `min_depth` turns or more, whose quiet counter is at most
+    /// `max_quiet`, is kept as a [`NodeLabel`] until [`AlphaBeta::take_labels`].
+    pub fn record_labels(&mut self, min_depth: u32, max_quiet: u16) {
+        for w in &mut self.workers {
+            w.recorder = Some(Recorder {
+                min_depth: min_depth.max(1) as i32,
+                max_quiet,
+                labels: Vec::new(),
+            });
+        }
+    }
+
+    /// The labels kept since the last call, one a position (positions told apart by
+    /// their quiet counter too): the deepest search of each, the later of equals.
+    pub fn take_labels(&mut self) -> Vec<NodeLabel> {
+        let mut all: Vec<(usize, NodeLabel)> = Vec::new();
+        for w in &mut self.workers {
+            if let Some(r) = &mut w.recorder {
+                let start = all.len();
+                all.extend(r.labels.drain(..).enumerate().map(|(i, l)| (start + i, l)));
+            }
+        }
+        let key = |l: &NodeLabel| (l.position.hash(), l.position.quiet());
+        all.sort_by(|(i, a), (j, b)| {
+            key(a)
+                .cmp(&key(b))
+                .then(b.depth.cmp(&a.depth))
+                .then(j.cmp(i))
+        });
+        all.dedup_by(|(_, later), (_, kept)| key(later) == key(kept));
+        all.sort_by_key(|(i, _)| *i);
+        all.into_iter().map(|(_, l)| l).collect()
     }
 
     /// Forgets everything learned (transposition table, killers, history).
@@ -376,6 +448,7 @@ impl Worker {
             deadline: None,
             stopped: false,
             partial: 0,
+            recorder: None,
         }
     }
 
@@ -412,7 +485,7 @@ impl Worker {
         if let Some(o) = root.outcome_given(!legal.is_empty()) {
             result.best = None;
             result.pv.clear();
-            result.score = outcome_score(o, root, 0);
+            result.score = outcome_score(o, root, 0, self.cfg.graded_draws);
             return result;
         }
         for depth in first.min(max_depth)..=max_depth {
@@ -605,7 +678,7 @@ impl Worker {
         pos.turns_into(&mut list, TurnMode::Distinct);
         if let Some(o) = pos.outcome_given(!list.is_empty()) {
             self.lists[ply] = list;
-            return outcome_score(o, pos, ply);
+            return outcome_score(o, pos, ply, self.cfg.graded_draws);
         }
         if ply > 0 && self.is_repetition(pos) {
             self.lists[ply] = list;
@@ -757,6 +830,17 @@ impl Worker {
         if !self.stopped {
             self.tt
                 .store(key, depth, score_to_tt(best, ply), bound, best_idx + 1);
+            if let Some(r) = &mut self.recorder
+                && depth >= r.min_depth
+                && pos.quiet() <= r.max_quiet
+            {
+                r.labels.push(NodeLabel {
+                    position: *pos,
+                    score: score_to_tt(best, ply),
+                    bound,
+                    depth: depth.min(255) as u8,
+                });
+            }
         }
         best
     }
@@ -801,7 +885,7 @@ impl Worker {
         // built only when captures are searched.
         let captures = pos.must_capture();
         if let Some(o) = pos.outcome_given(captures || pos.has_turn()) {
-            return outcome_score(o, pos, ply);
+            return outcome_score(o, pos, ply, self.cfg.graded_draws);
         }
         if let Some(s) = self.tb_probe(pos) {
             return s;
@@ -901,8 +985,13 @@ fn tb_score(w: Wdl, dtc: u8) -> i32 {
     }
 }
 
-fn outcome_score(o: Outcome, pos: &Position, ply: usize) -> i32 {
+fn outcome_score(o: Outcome, pos: &Position, ply: usize, graded: bool) -> i32 {
     match o {
+        Outcome::Draw if graded && pos.quiet() >= pos.rules().fanorona_quiet_limit() => {
+            let me = pos.side_to_move();
+            let ahead = pos.pieces(me).count() as i32 - pos.pieces(me.other()).count() as i32;
+            (DRAW_PER_PIECE * ahead).clamp(-DRAW_BAND, DRAW_BAND)
+        }
         Outcome::Draw => 0,
         Outcome::Win(c) if c == pos.side_to_move() => MATE - ply as i32,
         Outcome::Win(_) => -(MATE - ply as i32),

@@ -35,7 +35,7 @@ const MAGIC: &str = "fanorona-learned-eval";
 
 /// The newest file format, written by [`LearnedEval::to_text`]; every older one a release
 /// was made in stays readable.
-const FORMAT: u32 = 1;
+const FORMAT: u32 = 2;
 
 /// Most hidden units the engine's accumulated path handles; a larger network is computed
 /// whole at every leaf.
@@ -57,6 +57,10 @@ pub struct LearnedEval {
     pub(crate) b1: Vec<f32>,
     pub(crate) w2: Vec<f32>,
     pub(crate) b2: f32,
+    /// Whether the output corrects the hand-written evaluation (`true`, every file of
+    /// format 1) or is the whole score (`false`: an evaluation learned from zero
+    /// knowledge, [`LearnedEval::zero`]).
+    pub(crate) hand_base: bool,
     /// The engine's copy of the weights, set from the others by
     /// [`LearnedEval::quantize`].
     packed: Packed,
@@ -213,10 +217,27 @@ impl LearnedEval {
             b1: vec![0.0; hidden],
             w2: vec![0.0; hidden],
             b2: 0.0,
+            hand_base: true,
             packed: Packed::default(),
         };
         e.quantize();
         e
+    }
+
+    /// A network for `variant` with `hidden` units and no hand-written base: its output
+    /// is the whole score (zero everywhere until fitted). What a run from zero knowledge
+    /// starts from: its inputs are the pieces and counts computed by the rules (see
+    /// [`DENSE`]), no hand-set weight.
+    pub fn zero(variant: Variant, hidden: usize, seed: u64) -> LearnedEval {
+        let mut e = LearnedEval::new(variant, hidden, seed);
+        e.hand_base = false;
+        e
+    }
+
+    /// Whether the output corrects the hand-written evaluation (else it is the whole
+    /// score).
+    pub fn hand_base(&self) -> bool {
+        self.hand_base
     }
 
     /// Sets the engine's copy ([`Packed`]) from the weights (after every change of them).
@@ -365,6 +386,16 @@ impl LearnedEval {
         Features { board, dense, hand }
     }
 
+    /// `pos`'s inputs as this network sees them: [`LearnedEval::features`], with no
+    /// hand-written score when it has no hand-written base.
+    pub fn inputs(&self, pos: &Position, weights: &EvalWeights, mirror: bool) -> Features {
+        let mut x = LearnedEval::features(pos, weights, mirror);
+        if !self.hand_base {
+            x.hand = 0.0;
+        }
+        x
+    }
+
     /// The hidden layer's sums for `x`, into `z`.
     #[inline]
     fn hidden_sums(&self, x: &Features, z: &mut [f32]) {
@@ -424,7 +455,11 @@ impl LearnedEval {
         let k = &self.packed;
         let width = k.width;
         let f = pos.step_features();
-        let hand = evaluate_with(pos, weights, &f) as f32;
+        let hand = if self.hand_base {
+            evaluate_with(pos, weights, &f) as f32
+        } else {
+            0.0
+        };
         let dense = dense_inputs(pos, &f);
         let sums = &acc.sums[pos.side_to_move().index()][..width];
         // Eight partial sums, so that the dot product runs in vector lanes (one running
@@ -460,7 +495,7 @@ impl LearnedEval {
         if pos.variant() != self.variant {
             return crate::eval::evaluate(pos, weights);
         }
-        let x = LearnedEval::features(pos, weights, false);
+        let x = self.inputs(pos, weights, false);
         let y = self.output(&x, &mut vec![0.0; self.hidden]);
         (x.hand + 100.0 * y).round() as i32
     }
@@ -474,13 +509,14 @@ impl LearnedEval {
             .chain(std::iter::once(&mut self.b2))
     }
 
-    /// The network as text: [`MAGIC`] and [`FORMAT`], `variant NAME`, `hidden H`, then the weights
-    /// (w1 by input, b1, w2, b2), one line each group.
+    /// The network as text: [`MAGIC`] and [`FORMAT`], `variant NAME`, `hidden H`, `base
+    /// hand|none`, then the weights (w1 by input, b1, w2, b2), one line each group.
     pub fn to_text(&self) -> String {
         let mut s = format!(
-            "{MAGIC} {FORMAT}\nvariant {}\nhidden {}\n",
+            "{MAGIC} {FORMAT}\nvariant {}\nhidden {}\nbase {}\n",
             self.variant.name(),
-            self.hidden
+            self.hidden,
+            if self.hand_base { "hand" } else { "none" }
         );
         for group in [&self.w1[..], &self.b1[..], &self.w2[..], &[self.b2][..]] {
             let mut first = true;
@@ -507,8 +543,9 @@ impl LearnedEval {
             .and_then(|l| l.trim().strip_prefix(MAGIC))
             .and_then(|v| v.trim().parse::<u32>().ok())
             .ok_or(LearnedEvalError::Magic)?;
-        // Format 1 is the current one; a new format gets its own branch here.
-        if format != 1 {
+        // Format 1 has no `base` line (its networks correct the hand-written score);
+        // format 2 adds it.
+        if !(1..=FORMAT).contains(&format) {
             return Err(LearnedEvalError::Format(format));
         }
         let mut field = |name: &str| -> Result<String, LearnedEvalError> {
@@ -535,6 +572,19 @@ impl LearnedEval {
             .ok()
             .filter(|&h| (1..=1024).contains(&h))
             .ok_or_else(|| LearnedEvalError::Header(format!("hidden {hname} (1 to 1024)")))?;
+        let hand_base = if format >= 2 {
+            match field("base")?.as_str() {
+                "hand" => true,
+                "none" => false,
+                other => {
+                    return Err(LearnedEvalError::Header(format!(
+                        "base {other} (hand or none)"
+                    )));
+                }
+            }
+        } else {
+            true
+        };
         let mut values = Vec::new();
         for (index, word) in lines.flat_map(str::split_whitespace).enumerate() {
             match word.parse::<f32>() {
@@ -558,6 +608,7 @@ impl LearnedEval {
         for (p, v) in e.params_mut().zip(values) {
             *p = v;
         }
+        e.hand_base = hand_base;
         e.quantize();
         Ok(e)
     }
@@ -646,6 +697,28 @@ pub(crate) mod tests {
     }
 
     #[test]
+    fn a_network_with_no_base_scores_its_output_alone() {
+        let w = EvalWeights::default();
+        for variant in [Variant::Dimy, Variant::Tsivy] {
+            let mut e = LearnedEval::zero(variant, 16, 3);
+            for pos in positions_of(variant, 20, 9) {
+                assert_eq!(e.evaluate(&pos, &w), 0, "zero until fitted");
+            }
+            let mut rng = SmallRng::seed_from_u64(4);
+            for x in e.w2.iter_mut().chain(e.b1.iter_mut()) {
+                *x = rng.random_range(-1.0..1.0);
+            }
+            e.quantize();
+            for pos in positions_of(variant, 60, 7) {
+                let x = e.inputs(&pos, &w, false);
+                assert_eq!(x.hand, 0.0);
+                let y = e.output(&x, &mut [0.0; 16]);
+                assert!((e.evaluate(&pos, &w) - (100.0 * y).round() as i32).abs() <= 1);
+            }
+        }
+    }
+
+    #[test]
     fn the_fast_evaluation_is_the_features_one() {
         let w = EvalWeights::default();
         for variant in [Variant::Dimy, Variant::Tsivy] {
@@ -716,9 +789,24 @@ pub(crate) mod tests {
             Err(LearnedEvalError::Magic)
         );
         let text = e.to_text();
-        assert!(text.starts_with("fanorona-learned-eval 1\n"));
+        assert!(text.starts_with("fanorona-learned-eval 2\n"));
+        // Format 1 (no base line) reads as a correction of the hand-written score.
+        let old = text
+            .replacen("eval 2", "eval 1", 1)
+            .replacen("base hand\n", "", 1);
+        assert_eq!(LearnedEval::from_text(&old), Ok(e.clone()));
+        let mut zero = LearnedEval::zero(Variant::Dimy, 4, 3);
+        zero.b2 = 0.5;
+        zero.quantize();
+        let back_zero = LearnedEval::from_text(&zero.to_text()).unwrap();
+        assert!(!back_zero.hand_base());
+        assert_eq!(back_zero, zero);
+        assert!(matches!(
+            LearnedEval::from_text(&text.replacen("base hand", "base maybe", 1)),
+            Err(LearnedEvalError::Header(_))
+        ));
         assert_eq!(
-            LearnedEval::from_text(&text.replacen("eval 1", "eval 7", 1)),
+            LearnedEval::from_text(&text.replacen("eval 2", "eval 7", 1)),
             Err(LearnedEvalError::Format(7))
         );
         let cut = &text[..text.rfind('\n').unwrap() - 6];

@@ -32,7 +32,10 @@ pub mod settings;
 mod tt;
 pub mod tune;
 
-pub use ab::{AbConfig, AlphaBeta, Limits, MATE, MATE_BOUND, SearchParams, SearchResult, TB_WIN};
+pub use ab::{
+    AbConfig, AlphaBeta, Bound, DRAW_BAND, DRAW_PER_PIECE, Limits, MATE, MATE_BOUND, NodeLabel,
+    SearchParams, SearchResult, TB_WIN,
+};
 pub use analysis::{Analysis, analyse, analyse_telo, telo_solution};
 pub use blend::{AbBlend, BlendConfig, score_wdl};
 pub use eval::{EvalWeights, evaluate};

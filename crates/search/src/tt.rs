@@ -8,11 +8,15 @@
 
 use std::sync::atomic::{AtomicU8, AtomicU64, Ordering::Relaxed};
 
-/// Which bound a stored score is.
+/// Which bound a score is of a position's value: a search in a window (alpha, beta)
+/// that fails low learns an upper bound, one that fails high a lower bound.
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
-pub(crate) enum Bound {
+pub enum Bound {
+    /// The value itself.
     Exact,
+    /// The value is at least the score.
     Lower,
+    /// The value is at most the score.
     Upper,
 }
 

@@ -8,7 +8,7 @@
 //! Apart from [`crate::learned`] so that the evaluation, which the engine calls at every
 //! leaf, does not depend on the engine: this module uses both.
 
-use crate::ab::{AbConfig, AlphaBeta, Limits};
+use crate::ab::{AbConfig, AlphaBeta, Bound, Limits, MATE, MATE_BOUND, TB_WIN};
 use crate::eval::EvalWeights;
 use crate::learned::{Features, LearnedEval, SCALE};
 use fanorona_rules::Position;
@@ -93,23 +93,24 @@ impl LearnedEval {
         for &i in &order[held..] {
             let d = &data[i];
             for mirror in [false, true] {
-                let x = LearnedEval::features(&d.position, weights, mirror);
-                train.push((x, target(d.score)));
+                let x = self.inputs(&d.position, weights, mirror);
+                train.push((x, target(d.score), Bound::Exact));
             }
         }
-        let test: Vec<(Features, f32)> = order[..held]
+        let test: Vec<(Features, f32, Bound)> = order[..held]
             .iter()
             .map(|&i| {
                 let d = &data[i];
                 (
-                    LearnedEval::features(&d.position, weights, false),
+                    self.inputs(&d.position, weights, false),
                     target(d.score),
+                    Bound::Exact,
                 )
             })
             .collect();
         let hand_loss = test
             .iter()
-            .map(|(x, t)| (sigmoid(x.hand / SCALE) - t).powi(2) as f64)
+            .map(|(x, t, _)| (sigmoid(x.hand / SCALE) - t).powi(2) as f64)
             .sum::<f64>()
             / test.len().max(1) as f64;
         let mut adam = Adam::new(self);
@@ -117,7 +118,7 @@ impl LearnedEval {
         for epoch in 0..cfg.epochs {
             train.shuffle(&mut rng);
             for batch in train.chunks(cfg.batch.max(1)) {
-                let g = self.gradient(batch);
+                let (g, _) = self.gradient(batch);
                 adam.step(self, &g, cfg.lr);
             }
             loss = self.loss(&test);
@@ -133,29 +134,38 @@ impl LearnedEval {
     }
 
     /// The mean loss over `set`.
-    fn loss(&self, set: &[(Features, f32)]) -> f64 {
+    fn loss(&self, set: &[(Features, f32, Bound)]) -> f64 {
         let mut z = vec![0.0; self.hidden];
         set.iter()
-            .map(|(x, t)| {
+            .map(|(x, t, b)| {
                 let y = self.output(x, &mut z);
-                (sigmoid((x.hand + 100.0 * y) / SCALE) - t).powi(2) as f64
+                bound_error(sigmoid((x.hand + 100.0 * y) / SCALE), *t, *b).powi(2) as f64
             })
             .sum::<f64>()
             / set.len().max(1) as f64
     }
 
-    /// The loss's gradient over `batch`, laid out as the parameters are (w1, b1, w2, b2).
-    fn gradient(&self, batch: &[(Features, f32)]) -> Vec<f32> {
+    /// The loss's gradient over `batch`, laid out as the parameters are (w1, b1, w2,
+    /// b2), and the batch's mean loss: the squared difference of win chances, one-sided
+    /// for a bound (a prediction on the right side of a lower or upper bound costs
+    /// nothing).
+    fn gradient(&self, batch: &[(Features, f32, Bound)]) -> (Vec<f32>, f64) {
         let h = self.hidden;
         let (n1, nb1, nw2) = (self.w1.len(), h, h);
         let mut g = vec![0.0f32; n1 + nb1 + nw2 + 1];
         let mut z = vec![0.0; h];
         let d0 = 2 * self.variant.points();
-        let scale = 1.0 / batch.len() as f32;
-        for (x, t) in batch {
+        let scale = 1.0 / batch.len().max(1) as f32;
+        let mut loss = 0.0f64;
+        for (x, t, bound) in batch {
             let y = self.output(x, &mut z);
             let p = sigmoid((x.hand + 100.0 * y) / SCALE);
-            let dy = 2.0 * (p - t) * p * (1.0 - p) * 100.0 / SCALE * scale;
+            let e = bound_error(p, *t, *bound);
+            loss += (e * e) as f64;
+            if e == 0.0 {
+                continue;
+            }
+            let dy = 2.0 * e * p * (1.0 - p) * 100.0 / SCALE * scale;
             let (gw1, rest) = g.split_at_mut(n1);
             let (gb1, rest) = rest.split_at_mut(nb1);
             let (gw2, gb2) = rest.split_at_mut(nw2);
@@ -174,7 +184,147 @@ impl LearnedEval {
                 }
             }
         }
-        g
+        (g, loss * scale as f64)
+    }
+}
+
+/// How far win chance `p` is from target `t` (`p - t`), where the target is `bound` of
+/// the value: a lower bound is missed only from below, an upper one only from above.
+fn bound_error(p: f32, t: f32, bound: Bound) -> f32 {
+    let e = p - t;
+    match bound {
+        Bound::Exact => e,
+        Bound::Lower => e.min(0.0),
+        Bound::Upper => e.max(0.0),
+    }
+}
+
+/// Tree learning's value of a win in no turns, in hundredths of a piece: above every
+/// score a position's pieces could earn.
+pub const WIN_SCORE: i32 = 1000;
+/// A win is worth this much less a turn it takes, counted from the labelled position.
+pub const WIN_STEP: i32 = 10;
+/// ... down to this.
+pub const WIN_FLOOR: i32 = 600;
+
+/// A search's score (for the side to move, mate scores counting turns from the
+/// position) as tree learning's target, in hundredths of a piece: graded wins and losses
+/// ([`WIN_SCORE`] less [`WIN_STEP`] a turn, at least [`WIN_FLOOR`]; a win by the endgame
+/// tables counts its turns to the next capture), other scores clamped below a win.
+pub fn graded_target(score: i32) -> i32 {
+    let win = |turns: i32| (WIN_SCORE - WIN_STEP * turns.max(0)).max(WIN_FLOOR);
+    if score > MATE_BOUND {
+        win(MATE - score)
+    } else if score < -MATE_BOUND {
+        -win(MATE + score)
+    } else if score > TB_WIN - 1000 {
+        win(TB_WIN - score)
+    } else if score < -(TB_WIN - 1000) {
+        -win(TB_WIN + score)
+    } else {
+        score.clamp(-(WIN_FLOOR - 1), WIN_FLOOR - 1)
+    }
+}
+
+/// One tree label ready to learn: the position's inputs, its target win chance and
+/// which bound of the value that is.
+#[derive(Clone, Debug, PartialEq)]
+pub struct BoundSample {
+    /// The inputs ([`LearnedEval::inputs`]).
+    pub x: Features,
+    /// The target's win chance (the logistic of [`graded_target`] over [`SCALE`]).
+    pub target: f32,
+    /// Which bound it is.
+    pub bound: Bound,
+}
+
+impl BoundSample {
+    /// `pos` scored `score` (a [`Bound`] of its value), as `eval` sees it (mirrored left
+    /// to right when `mirror`).
+    pub fn new(
+        eval: &LearnedEval,
+        pos: &Position,
+        score: i32,
+        bound: Bound,
+        weights: &EvalWeights,
+        mirror: bool,
+    ) -> BoundSample {
+        BoundSample {
+            x: eval.inputs(pos, weights, mirror),
+            target: sigmoid(graded_target(score) as f32 / SCALE),
+            bound,
+        }
+    }
+}
+
+/// Adam over a learned evaluation's weights, step by step on bounded labels (tree
+/// learning), its moments kept between calls and in checkpoints.
+#[derive(Clone, Debug, PartialEq)]
+pub struct BoundFit {
+    adam: Adam,
+}
+
+impl BoundFit {
+    /// A fresh optimizer for `eval`.
+    pub fn new(eval: &LearnedEval) -> BoundFit {
+        BoundFit {
+            adam: Adam::new(eval),
+        }
+    }
+
+    /// One step of rate `lr` on `batch`: its mean loss before the step.
+    pub fn step(&mut self, eval: &mut LearnedEval, batch: &[BoundSample], lr: f32) -> f64 {
+        let owned: Vec<(Features, f32, Bound)> = batch
+            .iter()
+            .map(|b| (b.x.clone(), b.target, b.bound))
+            .collect();
+        let (g, loss) = eval.gradient(&owned);
+        self.adam.step(eval, &g, lr);
+        eval.quantize();
+        loss
+    }
+
+    /// The mean loss of `eval` over `set`.
+    pub fn loss(eval: &LearnedEval, set: &[BoundSample]) -> f64 {
+        let owned: Vec<(Features, f32, Bound)> = set
+            .iter()
+            .map(|b| (b.x.clone(), b.target, b.bound))
+            .collect();
+        eval.loss(&owned)
+    }
+
+    /// The optimizer's state as bytes (little-endian: the step count, then the first
+    /// and second moments).
+    pub fn to_bytes(&self) -> Vec<u8> {
+        let mut out = Vec::with_capacity(4 + 8 * self.adam.m.len());
+        out.extend_from_slice(&self.adam.t.to_le_bytes());
+        for x in self.adam.m.iter().chain(&self.adam.v) {
+            out.extend_from_slice(&x.to_le_bytes());
+        }
+        out
+    }
+
+    /// Reads [`BoundFit::to_bytes`]'s form for `eval`; `None` when the sizes differ.
+    pub fn from_bytes(eval: &LearnedEval, bytes: &[u8]) -> Option<BoundFit> {
+        let n = Adam::new(eval).m.len();
+        if bytes.len() != 4 + 8 * n {
+            return None;
+        }
+        let word = |i: usize| <[u8; 4]>::try_from(&bytes[i..i + 4]).expect("four bytes");
+        let t = i32::from_le_bytes(word(0));
+        let floats: Vec<f32> = (0..2 * n)
+            .map(|k| f32::from_le_bytes(word(4 + 4 * k)))
+            .collect();
+        if t < 0 || floats.iter().any(|x| !x.is_finite()) {
+            return None;
+        }
+        Some(BoundFit {
+            adam: Adam {
+                m: floats[..n].to_vec(),
+                v: floats[n..].to_vec(),
+                t,
+            },
+        })
     }
 }
 
@@ -301,6 +451,7 @@ pub fn label_games(
 }
 
 /// Adam's moment estimates, one per parameter.
+#[derive(Clone, Debug, PartialEq)]
 struct Adam {
     m: Vec<f32>,
     v: Vec<f32>,
@@ -399,5 +550,60 @@ mod tests {
             r.loss,
             r.hand_loss
         );
+    }
+
+    #[test]
+    fn graded_targets_stay_in_their_bands() {
+        assert_eq!(graded_target(MATE - 1), WIN_SCORE - WIN_STEP);
+        assert_eq!(graded_target(-(MATE - 3)), -(WIN_SCORE - 3 * WIN_STEP));
+        assert_eq!(graded_target(MATE - 500), WIN_FLOOR);
+        assert_eq!(graded_target(TB_WIN - 4), WIN_SCORE - 4 * WIN_STEP);
+        assert_eq!(graded_target(-(TB_WIN - 4)), -(WIN_SCORE - 4 * WIN_STEP));
+        assert_eq!(graded_target(120), 120);
+        // An evaluation's score never reaches a win's.
+        assert_eq!(graded_target(5000), WIN_FLOOR - 1);
+        assert_eq!(graded_target(-5000), -(WIN_FLOOR - 1));
+        for s in [MATE - 1, MATE - 40, TB_WIN, 300, 0, -300, -(MATE - 2)] {
+            let t = graded_target(s);
+            assert!(
+                t.abs() <= WIN_SCORE && t.signum() == s.signum(),
+                "{s} -> {t}"
+            );
+        }
+    }
+
+    #[test]
+    fn a_bound_costs_nothing_from_its_right_side() {
+        assert_eq!(bound_error(0.8, 0.6, Bound::Lower), 0.0);
+        assert!(bound_error(0.4, 0.6, Bound::Lower) < 0.0);
+        assert_eq!(bound_error(0.4, 0.6, Bound::Upper), 0.0);
+        assert!(bound_error(0.8, 0.6, Bound::Upper) > 0.0);
+        // Fitting bounds: lower bounds of one piece up pull a zero network up; a batch
+        // already above its lower bounds does not move it.
+        let w = EvalWeights::default();
+        let mut e = LearnedEval::zero(Variant::Dimy, 8, 1);
+        let data: Vec<BoundSample> = positions(64, 3)
+            .iter()
+            .map(|p| BoundSample::new(&e, p, 100, Bound::Lower, &w, false))
+            .collect();
+        let mut fit = BoundFit::new(&e);
+        let first = fit.step(&mut e, &data, 1e-2);
+        assert!(first > 0.0);
+        for _ in 0..200 {
+            fit.step(&mut e, &data, 1e-2);
+        }
+        assert!(BoundFit::loss(&e, &data) < first * 0.1);
+        let bytes = fit.to_bytes();
+        assert_eq!(BoundFit::from_bytes(&e, &bytes), Some(fit.clone()));
+        assert_eq!(BoundFit::from_bytes(&e, &bytes[1..]), None);
+        let above: Vec<BoundSample> = positions(16, 4)
+            .iter()
+            .map(|p| BoundSample::new(&e, p, -500, Bound::Lower, &w, false))
+            .collect();
+        let before = e.clone();
+        assert_eq!(fit.step(&mut e, &above, 1e-2), 0.0);
+        // Adam's momentum still moves it a little; the loss stays zero.
+        assert_eq!(BoundFit::loss(&e, &above), 0.0);
+        assert_eq!(before.variant(), e.variant());
     }
 }

@@ -2,7 +2,8 @@
 
 use fanorona_rules::{Bitboard, ByColor, Color, Outcome, Position, RuleOptions, TurnMode, Variant};
 use fanorona_search::{
-    AbConfig, AbPlayer, AlphaBeta, EvalWeights, Limits, MATE, MATE_BOUND, Player, evaluate,
+    AbConfig, AbPlayer, AlphaBeta, Bound, DRAW_BAND, DRAW_PER_PIECE, EvalWeights, Limits, MATE,
+    MATE_BOUND, Player, evaluate,
 };
 use rand::rngs::SmallRng;
 use rand::{RngExt, SeedableRng};
@@ -334,4 +335,82 @@ fn the_selective_search_agrees_with_minimax_on_clear_positions() {
         checked += 1;
     }
     assert!(checked >= 5, "{checked} positions");
+}
+
+#[test]
+fn tree_labels_are_minimax_values_or_their_bounds() {
+    // One pass to depth 3 (no iterative deepening, so every node at one ply has one
+    // depth), full width, no quiescence: each recorded node's label is its depth-k
+    // minimax value (exact) or a bound of it, mate scores counted from the node.
+    let (mut exact, mut bounds) = (0, 0);
+    for pos in random_positions(24, 7) {
+        let mut e = AlphaBeta::new(no_quiescence());
+        e.record_labels(1, u16::MAX);
+        let game = fanorona_rules::History::new(pos);
+        let root = e
+            .search_window(&game, 3, -MATE - 1, MATE + 1, None)
+            .unwrap();
+        let labels = e.take_labels();
+        assert_eq!(
+            labels[labels.len() - 1].position,
+            pos,
+            "the root comes last"
+        );
+        assert_eq!(labels[labels.len() - 1].score, root);
+        let mut seen = std::collections::HashSet::new();
+        for l in &labels {
+            assert!(
+                seen.insert((l.position.hash(), l.position.quiet())),
+                "one a position"
+            );
+            let value = minimax(&l.position, u32::from(l.depth), 0);
+            match l.bound {
+                Bound::Exact => {
+                    exact += 1;
+                    assert_eq!(l.score, value, "{}", l.position.fen());
+                }
+                Bound::Lower => {
+                    bounds += 1;
+                    assert!(value >= l.score, "{}", l.position.fen());
+                }
+                Bound::Upper => {
+                    bounds += 1;
+                    assert!(value <= l.score, "{}", l.position.fen());
+                }
+            }
+        }
+    }
+    assert!(exact > 24 && bounds > 100, "{exact} exact, {bounds} bounds");
+    // Nothing is recorded unless asked for, and shallow nodes are left out.
+    let pos = random_positions(1, 8)[0];
+    let mut e = AlphaBeta::new(no_quiescence());
+    e.search_position(&pos, &depth(3));
+    assert!(e.take_labels().is_empty());
+    e.record_labels(2, u16::MAX);
+    e.search_position(&pos, &depth(3));
+    assert!(e.take_labels().iter().all(|l| l.depth >= 2));
+}
+
+#[test]
+fn graded_draws_say_who_was_ahead() {
+    // White to move, two pieces up, the quiet counter at its limit: a draw, scored
+    // 2 x DRAW_PER_PIECE when graded and 0 otherwise.
+    let rules = RuleOptions::default();
+    let pos = Position::from_fen("9/9/9/9/WW1WB4 w 100 50", rules).unwrap();
+    assert_eq!(pos.outcome(), Some(Outcome::Draw));
+    let plain = AlphaBeta::new(AbConfig::default()).search_position(&pos, &depth(2));
+    assert_eq!(plain.score, 0);
+    let graded = AlphaBeta::new(AbConfig {
+        graded_draws: true,
+        ..AbConfig::default()
+    })
+    .search_position(&pos, &depth(2));
+    assert_eq!(graded.score, 2 * DRAW_PER_PIECE);
+    let far = Position::from_fen("9/9/9/9/WWWWWWWWB w 100 50", rules).unwrap();
+    let graded = AlphaBeta::new(AbConfig {
+        graded_draws: true,
+        ..AbConfig::default()
+    })
+    .search_position(&far, &depth(2));
+    assert_eq!(graded.score, DRAW_BAND);
 }
