@@ -198,15 +198,35 @@ pub fn save_with(
             reason: e.to_string(),
         })?;
     }
-    for (name, bytes) in extra {
+    let text = serde_json::to_string_pretty(meta).expect("metadata serialises");
+    let mut files = extra.to_vec();
+    files.push(("meta.json", text.as_bytes()));
+    publish(&tmp, dir, &files)
+}
+
+/// Saves checkpoint folder `dir` holding `files` (name, bytes) alone, written whole as
+/// [`save_with`] writes (and [`recover`] finishes): the last file is the one whose
+/// presence says the folder is complete, `meta.json` for [`resolve`] to find it.
+///
+/// # Errors
+/// Any file that cannot be written.
+pub fn save_files(dir: &Path, files: &[(&str, &[u8])]) -> Result<(), CheckpointError> {
+    let tmp = sibling(dir, "tmp");
+    if tmp.exists() {
+        std::fs::remove_dir_all(&tmp).map_err(io(&tmp))?;
+    }
+    std::fs::create_dir_all(&tmp).map_err(io(&tmp))?;
+    publish(&tmp, dir, files)
+}
+
+/// Writes `files` into `tmp` (in order), then puts `tmp` in `dir`'s place.
+fn publish(tmp: &Path, dir: &Path, files: &[(&str, &[u8])]) -> Result<(), CheckpointError> {
+    for (name, bytes) in files {
         let p = tmp.join(name);
         std::fs::write(&p, bytes).map_err(io(&p))?;
     }
-    let m = tmp.join("meta.json");
-    let text = serde_json::to_string_pretty(meta).expect("metadata serialises");
-    std::fs::write(&m, text).map_err(io(&m))?;
     // On the disk before the rename publishes them (crate::durable).
-    durable::sync_tree(&tmp).map_err(io(&tmp))?;
+    durable::sync_tree(tmp).map_err(io(tmp))?;
     // A kill between the two renames leaves `<dir>.old` and a complete `<dir>.tmp`:
     // [`recover`] finishes such a save, and [`resolve`] reads `<dir>.old` meanwhile.
     let old = sibling(dir, "old");
@@ -216,7 +236,7 @@ pub fn save_with(
         }
         std::fs::rename(dir, &old).map_err(io(dir))?;
     }
-    std::fs::rename(&tmp, dir).map_err(io(dir))?;
+    std::fs::rename(tmp, dir).map_err(io(dir))?;
     let runs = durable::parent(dir);
     durable::sync_dir(runs).map_err(io(runs))?;
     // The folder replaced, or one left by an earlier save stopped between its renames.
@@ -348,13 +368,16 @@ pub fn resolve(path: &Path) -> Result<PathBuf, CheckpointError> {
 pub const EVAL_FILE: &str = "eval.txt";
 
 /// The file a config or spec means by a learned evaluation's name: `release` is the
-/// release folder's [`EVAL_FILE`] for `variant`, anything else a path.
+/// release folder's [`EVAL_FILE`] for `variant`, a folder its [`EVAL_FILE`] (a checkpoint
+/// of a run, a tree-learning run's among them), anything else a path.
 ///
 /// # Errors
 /// `release` when no release folder is found.
 pub fn eval_path(name: &Path, variant: Variant) -> Result<PathBuf, CheckpointError> {
     if name.as_os_str() == "release" {
         Ok(release_dir(variant)?.join(EVAL_FILE))
+    } else if name.is_dir() {
+        Ok(name.join(EVAL_FILE))
     } else {
         Ok(name.to_path_buf())
     }

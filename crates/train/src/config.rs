@@ -31,6 +31,78 @@ pub struct TrainConfig {
     /// Self-play workers and a learner joined by object storage (`fanorona selfplay`,
     /// `fanorona learn`).
     pub distributed: DistributedConfig,
+    /// Tree learning: a learned evaluation trained from every node of alpha-beta's
+    /// self-play searches, instead of the network (off by default).
+    pub tree: TreeConfig,
+}
+
+/// `[tree]`: tree learning (`crate::tree`). With `method` set, `fanorona train` trains a
+/// learned evaluation for alpha-beta (`ab:eval=CKPT`) instead of the policy/value
+/// network: alpha-beta plays itself with the evaluation being learned, and every node its
+/// searches finish becomes a label with its bound. `[train]`'s optimizer settings (`lr`
+/// and its schedule, `batch_size`, `replay_window` in labels, `train_ratio`,
+/// `min_replay`, `augment`: random left-right mirrors) and `[run]`'s limits and match
+/// apply; `[selfplay]`, `[net]` and `[bootstrap]` do not. Tsivy and dimy.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct TreeConfig {
+    /// `treestrap` (TreeStrap(alpha-beta), Veness et al. 2009), or empty: train the
+    /// network by MCTS self-play.
+    pub method: String,
+    /// The evaluation the run starts from: empty for zero knowledge (a network with no
+    /// hand-written base and a zero output), `release` for the release file, or a path
+    /// (a `tune-eval` file or a tree run's checkpoint folder). A resumed run ignores it.
+    pub init: String,
+    /// Hidden units of a zero-knowledge evaluation (an `init` file keeps its own).
+    pub hidden: usize,
+    /// Depth in turns of the searches that play the games (quiescence on top).
+    pub depth: u32,
+    /// Nodes searched to at least this many turns give labels (shallower ones say little
+    /// more than the evaluation itself).
+    pub label_depth: u32,
+    /// Nodes whose quiet counter (turns since the last capture) is above this give no
+    /// label: the evaluation cannot see the counter, and near the draw limit equal boards
+    /// have different values.
+    pub max_quiet: u16,
+    /// Games per generation.
+    pub games: usize,
+    /// Each game opens with a uniformly random number, 0 to this, of uniformly random
+    /// turns (no engine chose them), then the engine plays.
+    pub opening_turns: u32,
+    /// Share of the engine's turns after the opening played at random instead (its
+    /// search's labels are kept).
+    pub explore: f32,
+    /// Draws at the quiet limit score a little for the side with more pieces (see
+    /// `fanorona_search::DRAW_PER_PIECE`) in the searches, so drawn lines still teach who
+    /// was better.
+    pub graded_draws: bool,
+    /// Threads playing games (0: one a core). The games do not depend on it.
+    pub threads: usize,
+}
+
+impl Default for TreeConfig {
+    fn default() -> Self {
+        TreeConfig {
+            method: String::new(),
+            init: String::new(),
+            hidden: 32,
+            depth: 4,
+            label_depth: 2,
+            max_quiet: 60,
+            games: 512,
+            opening_turns: 8,
+            explore: 0.0,
+            graded_draws: true,
+            threads: 0,
+        }
+    }
+}
+
+impl TreeConfig {
+    /// Whether the run trains an evaluation by tree learning.
+    pub fn enabled(&self) -> bool {
+        !self.method.is_empty()
+    }
 }
 
 /// `[rules]`: the rule options of docs/RULES.md.
@@ -388,6 +460,8 @@ impl TrainConfig {
         // The network a new run starts from matters only before its first checkpoint (a
         // start that failed on a wrong path may be retried with the right one).
         o.train.init = self.train.init.clone();
+        o.tree.init = self.tree.init.clone();
+        o.tree.threads = self.tree.threads;
         o == *self
     }
 }
@@ -404,6 +478,7 @@ impl Default for TrainConfig {
             run: LoopConfig::default(),
             bootstrap: BootstrapConfig::default(),
             distributed: DistributedConfig::default(),
+            tree: TreeConfig::default(),
         }
     }
 }
@@ -714,6 +789,29 @@ impl TrainConfig {
         }
         if !(0.0..=10.0).contains(&t.ownership_weight) {
             return bad("train.ownership_weight must be 0 (no ownership head) to 10 (KataGo: 1.5)");
+        }
+        let tr = &self.tree;
+        if tr.enabled() {
+            if tr.method != "treestrap" {
+                return bad(&format!(
+                    "tree.method `{}` is not treestrap (or empty: no tree learning)",
+                    tr.method
+                ));
+            }
+            if self.variant == "telo" {
+                return bad("tree.method: alpha-beta plays tsivy and dimy, not telo");
+            }
+            if !(1..=12).contains(&tr.depth) || !(1..=tr.depth).contains(&tr.label_depth) {
+                return bad("tree.depth must be 1 to 12 and tree.label_depth 1 to tree.depth");
+            }
+            if !(1..=1024).contains(&tr.hidden) || tr.games == 0 || tr.opening_turns > 100 {
+                return bad(
+                    "tree.hidden must be 1 to 1024, tree.games at least 1, tree.opening_turns at most 100",
+                );
+            }
+            if !(0.0..1.0).contains(&tr.explore) {
+                return bad("tree.explore must be at least 0 and below 1");
+            }
         }
         let d = &self.distributed;
         if !(d.poll_seconds > 0.0 && d.poll_seconds <= 3600.0) {

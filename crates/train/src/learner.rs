@@ -356,13 +356,51 @@ pub(crate) struct Generation {
     pub trained: Option<(Vec<Losses>, f64)>,
 }
 
+/// What the learner loop trains: the policy/value network ([`Learner`]), or a learned
+/// evaluation for alpha-beta (`crate::tree::EvalLearner`).
+pub(crate) trait Model {
+    /// The run's counters.
+    fn state(&mut self) -> &mut RunState;
+    /// Trains on the window for `new_samples` new samples (`train.train_ratio`): each
+    /// step's losses and the seconds it took; sets the counters' steps.
+    fn train(
+        &mut self,
+        cfg: &TrainConfig,
+        new_samples: u64,
+        lr: f64,
+        seed: u64,
+    ) -> (Vec<Losses>, f64);
+    /// Samples in the window.
+    fn window(&self) -> usize;
+}
+
+impl Model for Learner {
+    fn state(&mut self) -> &mut RunState {
+        &mut self.state
+    }
+
+    fn train(
+        &mut self,
+        cfg: &TrainConfig,
+        new_samples: u64,
+        lr: f64,
+        seed: u64,
+    ) -> (Vec<Losses>, f64) {
+        Learner::train(self, cfg, new_samples, lr, seed)
+    }
+
+    fn window(&self) -> usize {
+        self.replay.len()
+    }
+}
+
 /// Where a learner's generations come from: self-play in this process (`train`), chunks
-/// that workers upload (`learn`).
-pub(crate) trait Source {
-    /// Generation `g`, trained at rate `lr`: its samples put into `learner.replay`.
+/// that workers upload (`learn`), alpha-beta's searches (tree learning).
+pub(crate) trait Source<M = Learner> {
+    /// Generation `g`, trained at rate `lr`: its samples put into the learner's window.
     fn generation(
         &mut self,
-        learner: &mut Learner,
+        learner: &mut M,
         g: u64,
         lr: f64,
         progress: &mut dyn Progress,
@@ -373,16 +411,16 @@ pub(crate) trait Source {
         Vec::new()
     }
 
-    /// The periodic match's score of the network just saved, when one is due.
-    fn score(&mut self, _learner: &Learner, _g: u64) -> Result<Option<f64>, TrainError> {
+    /// The periodic match's score of the model just saved, when one is due.
+    fn score(&mut self, _learner: &M, _g: u64) -> Result<Option<f64>, TrainError> {
         Ok(None)
     }
 }
 
 /// Where a learner's checkpoints go: a local folder, object storage.
-pub(crate) trait Keeper {
+pub(crate) trait Keeper<M = Learner> {
     /// Saves the learner as the checkpoint of its generation, `files` beside its own.
-    fn save(&mut self, learner: &Learner, files: &[(&str, &[u8])]) -> Result<(), TrainError>;
+    fn save(&mut self, learner: &M, files: &[(&str, &[u8])]) -> Result<(), TrainError>;
 }
 
 /// The JSON-lines and TensorBoard sinks of a run's experiment folder `exp_dir`; the
@@ -416,39 +454,38 @@ pub(crate) fn open_sinks(exp_dir: &Path, resumed: Option<&Path>) -> Result<Sinks
 /// # Errors
 /// What the source or the keeper report.
 #[allow(clippy::too_many_arguments)]
-pub(crate) fn drive(
+pub(crate) fn drive<M: Model>(
     cfg: &TrainConfig,
-    learner: &mut Learner,
-    source: &mut dyn Source,
-    keeper: &mut dyn Keeper,
+    learner: &mut M,
+    source: &mut dyn Source<M>,
+    keeper: &mut dyn Keeper<M>,
     sinks: &mut dyn MetricsSink,
     generations: Option<u64>,
     until: Option<Instant>,
     progress: &mut dyn Progress,
 ) -> Result<(), TrainError> {
     let session = Instant::now();
-    let seconds_before = learner.state.seconds;
-    while generations.is_none_or(|n| learner.state.generation < n)
+    let seconds_before = learner.state().seconds;
+    while generations.is_none_or(|n| learner.state().generation < n)
         && until.is_none_or(|t| Instant::now() < t)
     {
-        let g = learner.state.generation + 1;
-        let lr = cfg.lr_at(g - 1, learner.state.seconds);
+        let g = learner.state().generation + 1;
+        let lr = cfg.lr_at(g - 1, learner.state().seconds);
         let made = source.generation(learner, g, lr, progress)?;
         let (losses, train_secs) = match made.trained {
             Some(trained) => {
-                learner.state.untrained_samples = made.samples;
+                learner.state().untrained_samples = made.samples;
                 trained
             }
             None => {
-                learner.state.untrained_samples = 0;
+                learner.state().untrained_samples = 0;
                 learner.train(cfg, made.samples, lr, generation_seed(cfg, g))
             }
         };
-        let state = &mut learner.state;
+        let state = learner.state();
         state.generation = g;
         state.games += made.games;
         state.samples += made.samples;
-        state.steps = learner.trainer.step;
         state.seconds = seconds_before + session.elapsed().as_secs_f64();
 
         let mut metrics = Recorded::default();
@@ -460,7 +497,7 @@ pub(crate) fn drive(
             lr,
             train_secs,
             cfg.train.batch_size,
-            learner.replay.len(),
+            learner.window(),
         );
         let metrics_json = serde_json::to_vec(&metrics).expect("metrics serialise");
         let extra = source.files();
@@ -477,7 +514,7 @@ pub(crate) fn drive(
             g,
             &made.stats,
             &losses,
-            learner.replay.len(),
+            learner.window(),
             arena,
             cfg,
         ));

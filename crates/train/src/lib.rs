@@ -9,6 +9,8 @@
 //! - [`metrics`]: the metrics sink trait with TensorBoard and JSON-lines sinks.
 //! - [`store`]: object storage (S3, folders) through `object_store`, with retries.
 //! - [`distributed`]: self-play workers and a learner joined by a store.
+//! - [`tree`]: tree learning, a learned evaluation for alpha-beta trained from every node
+//!   of its self-play searches, in the same learner loop.
 #![warn(missing_docs)]
 
 pub mod bootstrap;
@@ -23,6 +25,7 @@ pub mod run;
 pub mod selfplay;
 pub mod state;
 pub mod store;
+pub mod tree;
 mod warm;
 
 pub use config::{ConfigError, TrainConfig};

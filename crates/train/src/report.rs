@@ -52,6 +52,7 @@ pub(crate) fn log_generation(
         (losses.len() * batch_size) as f64 / train_secs.max(1e-9),
     );
     put("selfplay/games_per_second", s.games as f64 / secs);
+    put("selfplay/samples_per_second", s.samples as f64 / secs);
     put("selfplay/simulations_per_second", s.sims as f64 / secs);
     put("selfplay/evaluations_per_second", s.evals as f64 / secs);
     put("selfplay/batch", s.evals as f64 / s.calls.max(1) as f64);
@@ -108,15 +109,33 @@ pub(crate) fn summary_line(
     cfg: &TrainConfig,
 ) -> String {
     let secs = s.seconds.max(1e-9);
+    let openings = if s.distinct_openings > 0 {
+        format!(", {} distinct openings", s.distinct_openings)
+    } else {
+        String::new()
+    };
+    // Network evaluations come in batches; a search with no network (tree learning)
+    // counts its nodes, one call each.
+    let evals = if s.calls > 0 {
+        format!(
+            "{:.0} evals/s (batch {:.0})",
+            s.evals as f64 / secs,
+            s.evals as f64 / s.calls.max(1) as f64
+        )
+    } else {
+        format!(
+            "{:.0} nodes/s, {} samples ({:.0}/s)",
+            s.evals as f64 / secs,
+            s.samples,
+            s.samples as f64 / secs
+        )
+    };
     let mut line = format!(
-        "gen {g:4}: {} games ({:.1}/s, {:.0} decisions avg, {:.0}% draws, {} distinct openings), {:.0} evals/s (batch {:.0}), {} samples in window",
+        "gen {g:4}: {} games ({:.1}/s, {:.0} decisions avg, {:.0}% draws{openings}), {evals}, {} samples in window",
         s.games,
         s.games as f64 / secs,
         s.decisions as f64 / s.games.max(1) as f64,
         100.0 * s.draws as f64 / s.games.max(1) as f64,
-        s.distinct_openings,
-        s.evals as f64 / secs,
-        s.evals as f64 / s.calls.max(1) as f64,
         window
     );
     if s.adjudicated > 0 || s.draw_checks > 0 {
@@ -128,10 +147,16 @@ pub(crate) fn summary_line(
     if s.tablebase > 0 {
         line.push_str(&format!(", {} ended by the tables", s.tablebase));
     }
-    if !losses.is_empty() {
+    let policy = mean(losses.iter().map(|l| l.policy));
+    if !losses.is_empty() && policy.is_nan() {
+        // An evaluation's loss alone (tree learning).
         line.push_str(&format!(
-            ", loss p {:.3} v {:.3}, value acc {:.0}%",
-            mean(losses.iter().map(|l| l.policy)),
+            ", loss {:.4}",
+            mean(losses.iter().map(|l| l.value))
+        ));
+    } else if !losses.is_empty() {
+        line.push_str(&format!(
+            ", loss p {policy:.3} v {:.3}, value acc {:.0}%",
             mean(losses.iter().map(|l| l.value)),
             100.0 * mean(losses.iter().map(|l| l.value_accuracy))
         ));

@@ -65,6 +65,9 @@ pub fn train(opts: &RunOptions, progress: &mut dyn Progress) -> Result<Summary, 
         }
     }
     records::write_atomically(&cfg_path, text.as_bytes()).map_err(io(&cfg_path))?;
+    if cfg.tree.enabled() {
+        return crate::tree::train(cfg, &opts.run, &ckpt_dir, &exp_dir, progress);
+    }
     let arena_book = read_arena_book(cfg)?;
     let selfplay_book = read_selfplay_book(cfg)?;
     let aids = read_selfplay_aids(cfg)?;
@@ -230,6 +233,7 @@ impl Source for SelfPlay<'_> {
             (finished, stats, None)
         };
         progress.selfplay_finished();
+        learner.state.steps = learner.trainer.step;
         // One file per generation, written whole: a rerun of a generation after a crash
         // replaces it instead of appending twice.
         let records: Vec<_> = finished.iter().map(|f| f.record.clone()).collect();
@@ -334,10 +338,8 @@ pub(crate) fn play_generation(
     }
 }
 
-/// The network (with MCTS) against the configured alpha-beta opponent, a match of the
-/// arena ([`fanorona_arena::play_pairings_with`]): score in [0, 1]. Game `i` starts from
-/// the traditional opening `(i / 2) % 5` or from book position `i / 2`, the network White
-/// in even games.
+/// The network (with MCTS) against the configured alpha-beta opponent
+/// ([`match_score`]): score in [0, 1].
 fn arena_score(
     cfg: &TrainConfig,
     trainer: &Trainer,
@@ -346,27 +348,13 @@ fn arena_score(
     seed: u64,
     book: Option<&[Position]>,
 ) -> Result<f64, TrainError> {
-    use fanorona_arena::{ArenaConfig, ArenaError, Format, Openings, play_pairings_with};
     use fanorona_search::{AbConfig, AbPlayer, Limits, Player};
     let depth = cfg.run.arena_ab_depth.max(1);
     let specs = ["net".to_string(), format!("ab:depth={depth}")];
-    let arena = ArenaConfig {
-        variant,
-        rules: cfg.rule_options(),
-        openings: book.map_or(Openings::Traditional, |b| Openings::Book(b.to_vec())),
-        format: Format::Riatras,
-        games: cfg.run.arena_games.max(1),
-        threads: 1,
-        seed,
-        max_turns: 400,
-        out: None,
-        device: device.clone(),
-        adjudicate: None,
-    };
     // The network being trained is no checkpoint a spec could name: the players are made
     // here, the network's from its weights in memory.
     let net = std::sync::Mutex::new(trainer.inference_net());
-    let make = |k: usize, _: u64| -> Result<Box<dyn Player>, ArenaError> {
+    let make = |k: usize, _: u64| -> Result<Box<dyn Player>, String> {
         Ok(if k == 0 {
             let net = net.lock().expect("no thread panicked holding it").clone();
             let eval = NetEvaluator::new(net, device.clone(), variant, false, seed);
@@ -391,7 +379,37 @@ fn arena_score(
             ))
         })
     };
-    let records = play_pairings_with(&arena, &specs, &[(0, 1)], &make, &|_, _, _| {}, None)
+    match_score(cfg, &specs, &make, seed, book)
+}
+
+/// The periodic match of a run: player 0 against player 1 (made by `make`, named by
+/// `specs`), `run.arena_games` games of the arena ([`fanorona_arena::play_pairings_with`])
+/// on one thread, game `i` from the traditional opening `(i / 2) % 5` or from book
+/// position `i / 2`, player 0 White in even games: player 0's score in [0, 1].
+pub(crate) fn match_score(
+    cfg: &TrainConfig,
+    specs: &[String; 2],
+    make: &(dyn Fn(usize, u64) -> Result<Box<dyn fanorona_search::Player>, String> + Sync),
+    seed: u64,
+    book: Option<&[Position]>,
+) -> Result<f64, TrainError> {
+    use fanorona_arena::{ArenaConfig, ArenaError, Format, Openings, play_pairings_with};
+    let arena = ArenaConfig {
+        variant: cfg.variant(),
+        rules: cfg.rule_options(),
+        openings: book.map_or(Openings::Traditional, |b| Openings::Book(b.to_vec())),
+        format: Format::Riatras,
+        games: cfg.run.arena_games.max(1),
+        threads: 1,
+        seed,
+        max_turns: 400,
+        out: None,
+        // Players come from `make`, none from a spec: no network is made on it.
+        device: Device::flex(),
+        adjudicate: None,
+    };
+    let make = |k: usize, seed: u64| make(k, seed).map_err(ArenaError::Invalid);
+    let records = play_pairings_with(&arena, specs, &[(0, 1)], &make, &|_, _, _| {}, None)
         .map_err(|e| TrainError::Arena(e.to_string()))?;
     let points: f64 = records
         .iter()

@@ -1,0 +1,792 @@
+//! Tree learning: a learned evaluation for alpha-beta, trained by alpha-beta's own
+//! self-play from every node its searches finish (TreeStrap(alpha-beta): Veness, Silver,
+//! Uther and Blair, "Bootstrapping from Game Tree Search", 2009), in the one learner loop
+//! ([`crate::learner::drive`]).
+//!
+//! Each generation, the engine plays `tree.games` games against itself with the current
+//! evaluation (after a few random opening turns); each of its searches gives a label for
+//! every node it searched to `tree.label_depth` turns or more: the node's score and
+//! whether it is the value or a lower or upper bound of it (a node that failed high or
+//! low). The labels go to a window of `train.replay_window`; the evaluation learns from
+//! random batches of it by the squared difference of win chances, one-sided for bounds,
+//! wins graded by the turns they take and draws at the quiet limit by the material
+//! (`fanorona_search::tune::graded_target`, `AbConfig::graded_draws`). No second search
+//! labels anything: the positions learned are those alpha-beta meets when it plays.
+//!
+//! From zero knowledge (`tree.init` empty) the evaluation has no hand-written base: its
+//! inputs are the rules' facts (each side's pieces on each point, seen from the side to
+//! move; each side's paika moves, the pieces the side to move can capture and its own
+//! attacked ones, each side's material) and its weights start with a zero output.
+//!
+//! A checkpoint is a folder `<run>/<generation>/` with `eval.txt` (what `ab:eval=DIR`
+//! reads), the optimizer's moments, the label window (`labels.bin`, 25 bytes a label),
+//! the counters and the generation's metrics: a run stopped anywhere resumes from its
+//! last checkpoint with the same window and optimizer, so no label is lost or learned
+//! twice.
+
+use crate::config::TrainConfig;
+use crate::inputs::read_arena_book;
+use crate::learner::{Generation, Keeper, Model, Source, drive, generation_seed, open_sinks};
+use crate::selfplay::SelfPlayStats;
+use crate::state::{Progress, RunState, Summary, TrainError, io, read_json};
+use fanorona_nn::Losses;
+use fanorona_nn::checkpoint;
+use fanorona_rules::{
+    Bitboard, ByColor, Color, History, Outcome, Position, RuleOptions, TurnMode, Variant,
+};
+use fanorona_search::tune::{BoundFit, BoundSample};
+use fanorona_search::{AbConfig, AlphaBeta, Bound, EvalWeights, LearnedEval, Limits, NodeLabel};
+use rand::rngs::SmallRng;
+use rand::{RngExt, SeedableRng};
+use serde::{Deserialize, Serialize};
+use std::collections::VecDeque;
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+/// A game longer than this many turns is stopped (the quiet limit ends games long
+/// before).
+const MAX_TURNS: u32 = 1000;
+
+/// The first bytes of a label file.
+const LABELS_MAGIC: &[u8; 16] = b"fanorona-labels1";
+/// Bytes of one label in a label file.
+const LABEL_BYTES: usize = 25;
+
+/// The evaluation under training, its optimizer, the label window and the counters.
+#[derive(Debug)]
+pub struct EvalLearner {
+    /// The evaluation.
+    pub eval: LearnedEval,
+    fit: BoundFit,
+    window: VecDeque<NodeLabel>,
+    capacity: usize,
+    /// The counters.
+    pub state: RunState,
+}
+
+impl EvalLearner {
+    /// A new run's learner: the evaluation `tree.init` names, or one of zero knowledge.
+    ///
+    /// # Errors
+    /// `tree.init` cannot be read or is for another board.
+    pub fn start(cfg: &TrainConfig) -> Result<EvalLearner, TrainError> {
+        let variant = cfg.variant();
+        let eval = if cfg.tree.init.is_empty() {
+            LearnedEval::zero(variant, cfg.tree.hidden, cfg.seed)
+        } else {
+            read_eval(&cfg.tree.init, variant, "tree.init")?
+        };
+        Ok(EvalLearner {
+            fit: BoundFit::new(&eval),
+            eval,
+            window: VecDeque::new(),
+            capacity: cfg.train.replay_window,
+            state: RunState::default(),
+        })
+    }
+
+    /// The learner saved in checkpoint folder `dir`.
+    ///
+    /// # Errors
+    /// A file missing or damaged (named).
+    pub fn resume(dir: &Path, cfg: &TrainConfig) -> Result<EvalLearner, TrainError> {
+        let variant = cfg.variant();
+        let eval = read_eval(
+            &dir.join(checkpoint::EVAL_FILE).to_string_lossy(),
+            variant,
+            "",
+        )?;
+        let adam = dir.join(ADAM_FILE);
+        let bytes = std::fs::read(&adam).map_err(io(&adam))?;
+        let fit = BoundFit::from_bytes(&eval, &bytes).ok_or_else(|| {
+            TrainError::Eval(format!(
+                "{}: not this evaluation's optimizer state",
+                adam.display()
+            ))
+        })?;
+        let labels = dir.join(LABELS_FILE);
+        let bytes = std::fs::read(&labels).map_err(io(&labels))?;
+        let window = decode_labels(&bytes, variant, cfg.rule_options())
+            .map_err(|e| TrainError::Eval(format!("{}: {e}", labels.display())))?;
+        Ok(EvalLearner {
+            eval,
+            fit,
+            window: window.into(),
+            capacity: cfg.train.replay_window,
+            state: RunState::read(dir)?,
+        })
+    }
+
+    /// Adds labels to the window, the oldest going past its capacity.
+    pub fn extend(&mut self, labels: impl IntoIterator<Item = NodeLabel>) {
+        self.window.extend(labels);
+        let over = self.window.len().saturating_sub(self.capacity);
+        self.window.drain(..over);
+    }
+}
+
+impl Model for EvalLearner {
+    fn state(&mut self) -> &mut RunState {
+        &mut self.state
+    }
+
+    fn train(
+        &mut self,
+        cfg: &TrainConfig,
+        new_samples: u64,
+        lr: f64,
+        seed: u64,
+    ) -> (Vec<Losses>, f64) {
+        let t = Instant::now();
+        let n = cfg.train.batch_size;
+        if new_samples == 0 || self.window.len() < cfg.train.min_replay.max(n) {
+            return (Vec::new(), 0.0);
+        }
+        let steps =
+            ((new_samples as f64 * cfg.train.train_ratio as f64) / n as f64).ceil() as usize;
+        let mut rng = SmallRng::seed_from_u64(seed ^ 0x5EED);
+        let weights = EvalWeights::default();
+        let mut losses = Vec::with_capacity(steps);
+        let mut batch = Vec::with_capacity(n);
+        for _ in 0..steps {
+            batch.clear();
+            for _ in 0..n {
+                let l = &self.window[rng.random_range(0..self.window.len())];
+                let mirror = cfg.train.augment && rng.random_bool(0.5);
+                batch.push(BoundSample::new(
+                    &self.eval,
+                    &l.position,
+                    l.score,
+                    l.bound,
+                    &weights,
+                    mirror,
+                ));
+            }
+            let loss = self.fit.step(&mut self.eval, &batch, lr as f32);
+            losses.push(Losses {
+                policy: f32::NAN,
+                value: loss as f32,
+                entropy: f32::NAN,
+                value_accuracy: f32::NAN,
+                ownership: f32::NAN,
+            });
+        }
+        self.state.steps += steps as u64;
+        (losses, t.elapsed().as_secs_f64())
+    }
+
+    fn window(&self) -> usize {
+        self.window.len()
+    }
+}
+
+/// The optimizer's file in a checkpoint.
+const ADAM_FILE: &str = "adam.bin";
+/// The label window's file in a checkpoint.
+const LABELS_FILE: &str = "labels.bin";
+
+/// A tree-learning checkpoint's `meta.json`.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+struct TreeMeta {
+    format: u32,
+    /// Always `tree`: what the folder holds (an evaluation, no network).
+    kind: String,
+    method: String,
+    variant: String,
+    generation: u64,
+    run: String,
+}
+
+/// The learned evaluation that `name` (a config key's value) means, read for `variant`.
+fn read_eval(name: &str, variant: Variant, key: &str) -> Result<LearnedEval, TrainError> {
+    let named = |e: &dyn std::fmt::Display| {
+        TrainError::Eval(if key.is_empty() {
+            format!("{name}: {e}")
+        } else {
+            format!("{key} = \"{name}\": {e}")
+        })
+    };
+    let file = checkpoint::eval_path(Path::new(name), variant).map_err(|e| named(&e))?;
+    LearnedEval::read(&file, variant).map_err(|e| named(&e))
+}
+
+/// The label window as bytes: [`LABELS_MAGIC`], the board's name's length and name, then
+/// [`LABEL_BYTES`] a label (little-endian: White's and Black's points as two 64-bit
+/// masks, the side to move plus twice the turn number up to 2, the quiet counter, the score, the bound, the depth).
+pub fn encode_labels<'a>(variant: Variant, labels: impl Iterator<Item = &'a NodeLabel>) -> Vec<u8> {
+    let name = variant.name().as_bytes();
+    let mut out = Vec::new();
+    out.extend_from_slice(LABELS_MAGIC);
+    out.push(name.len() as u8);
+    out.extend_from_slice(name);
+    for l in labels {
+        let p = &l.position;
+        out.extend_from_slice(&p.pieces(Color::White).0.to_le_bytes());
+        out.extend_from_slice(&p.pieces(Color::Black).0.to_le_bytes());
+        // The side, and the turn number where the rules tell the first two turns apart.
+        out.push(p.side_to_move().index() as u8 | (p.ply().min(2) as u8) << 1);
+        out.extend_from_slice(&p.quiet().to_le_bytes());
+        out.extend_from_slice(&l.score.to_le_bytes());
+        out.push(match l.bound {
+            Bound::Exact => 0,
+            Bound::Lower => 1,
+            Bound::Upper => 2,
+        });
+        out.push(l.depth);
+    }
+    out
+}
+
+/// Reads [`encode_labels`]'s form, for `variant` under `rules`.
+///
+/// # Errors
+/// Another format or board, a cut file, or a label that is no position.
+pub fn decode_labels(
+    bytes: &[u8],
+    variant: Variant,
+    rules: RuleOptions,
+) -> Result<Vec<NodeLabel>, String> {
+    let rest = bytes
+        .strip_prefix(LABELS_MAGIC)
+        .ok_or("not a label file (its first bytes are wrong)")?;
+    let (&len, rest) = rest.split_first().ok_or("cut before its board's name")?;
+    let len = len as usize;
+    if rest.len() < len {
+        return Err("cut before its board's name".into());
+    }
+    let (name, body) = rest.split_at(len);
+    if name != variant.name().as_bytes() {
+        return Err(format!(
+            "labels of {}, not {variant}",
+            String::from_utf8_lossy(name)
+        ));
+    }
+    if !body.len().is_multiple_of(LABEL_BYTES) {
+        return Err(format!(
+            "cut: {} bytes after the header, not a multiple of {LABEL_BYTES}",
+            body.len()
+        ));
+    }
+    body.chunks_exact(LABEL_BYTES)
+        .enumerate()
+        .map(|(i, c)| {
+            let u64_at = |k: usize| u64::from_le_bytes(c[k..k + 8].try_into().expect("8 bytes"));
+            let side = match c[16] & 1 {
+                0 => Color::White,
+                _ => Color::Black,
+            };
+            let ply = u16::from(c[16] >> 1);
+            if ply > 2 {
+                return Err(format!("label {i}: side byte {}", c[16]));
+            }
+            let quiet = u16::from_le_bytes([c[17], c[18]]);
+            let score = i32::from_le_bytes(c[19..23].try_into().expect("4 bytes"));
+            let bound = match c[23] {
+                0 => Bound::Exact,
+                1 => Bound::Lower,
+                2 => Bound::Upper,
+                b => return Err(format!("label {i}: bound {b}")),
+            };
+            let pieces = ByColor {
+                white: Bitboard(u64_at(0)),
+                black: Bitboard(u64_at(8)),
+            };
+            let position = Position::new(variant, rules, pieces, side, quiet, ply)
+                .map_err(|e| format!("label {i}: {e:?}"))?;
+            if position.pieces(Color::White) != pieces.white
+                || position.pieces(Color::Black) != pieces.black
+            {
+                return Err(format!("label {i}: pieces off the board or on one point"));
+            }
+            Ok(NodeLabel {
+                position,
+                score,
+                bound,
+                depth: c[24],
+            })
+        })
+        .collect()
+}
+
+/// One self-play game's yield.
+#[derive(Debug, Default)]
+struct GameOut {
+    labels: Vec<NodeLabel>,
+    turns: u64,
+    nodes: u64,
+    outcome: Option<Outcome>,
+}
+
+/// Game `seed`'s play: random opening turns, then alpha-beta with `eval` to `tree.depth`,
+/// every search's labels kept.
+fn play_game(cfg: &TrainConfig, engine: &mut AlphaBeta, seed: u64) -> GameOut {
+    let t = &cfg.tree;
+    let mut rng = SmallRng::seed_from_u64(seed);
+    let mut game = History::new(Position::start(cfg.variant(), cfg.rule_options()));
+    engine.new_game();
+    let opening = rng.random_range(0..=t.opening_turns);
+    let limits = Limits {
+        depth: Some(t.depth),
+        ..Limits::default()
+    };
+    let mut out = GameOut::default();
+    for turn in 0..MAX_TURNS {
+        let pos = *game.position();
+        let turns = pos.turns(TurnMode::Distinct);
+        if turns.is_empty() || game.outcome().is_some() {
+            break;
+        }
+        let random = |rng: &mut SmallRng| turns[rng.random_range(0..turns.len())];
+        let chosen = if turn < opening {
+            random(&mut rng)
+        } else {
+            let r = engine.search(&game, &limits);
+            out.nodes += r.nodes;
+            out.labels.extend(engine.take_labels());
+            if t.explore > 0.0 && rng.random::<f32>() < t.explore {
+                random(&mut rng)
+            } else {
+                r.best.unwrap_or(turns[0])
+            }
+        };
+        game.play_unchecked(&chosen);
+        out.turns += 1;
+    }
+    out.outcome = game.outcome();
+    out
+}
+
+/// `games` games with `eval` on `threads` threads (game `i` from seed `seed ^ i`), in
+/// game order whatever the threads; `on_game` hears each finished game's count (from
+/// the calling thread).
+fn play_games(
+    cfg: &TrainConfig,
+    eval: &Arc<LearnedEval>,
+    games: usize,
+    seed: u64,
+    on_game: &mut dyn FnMut(usize),
+) -> Vec<GameOut> {
+    use std::sync::atomic::{AtomicUsize, Ordering};
+    let threads = match cfg.tree.threads {
+        0 => std::thread::available_parallelism().map_or(1, |n| n.get()),
+        n => n,
+    }
+    .min(games)
+    .max(1);
+    let next = AtomicUsize::new(0);
+    let (tx, rx) = std::sync::mpsc::channel::<(usize, GameOut)>();
+    let mut out: Vec<Option<GameOut>> = (0..games).map(|_| None).collect();
+    std::thread::scope(|scope| {
+        for _ in 0..threads {
+            let (tx, next) = (tx.clone(), &next);
+            scope.spawn(move || {
+                let mut engine = AlphaBeta::new(AbConfig {
+                    hash_mb: 16,
+                    learned: Some(eval.clone()),
+                    graded_draws: cfg.tree.graded_draws,
+                    ..AbConfig::default()
+                });
+                engine.record_labels(cfg.tree.label_depth, cfg.tree.max_quiet);
+                loop {
+                    let i = next.fetch_add(1, Ordering::Relaxed);
+                    if i >= games {
+                        break;
+                    }
+                    let game_seed = seed ^ (i as u64).wrapping_mul(0x9E37_79B9_7F4A_7C15);
+                    if tx
+                        .send((i, play_game(cfg, &mut engine, game_seed)))
+                        .is_err()
+                    {
+                        break;
+                    }
+                }
+            });
+        }
+        drop(tx);
+        for (done, (i, g)) in rx.into_iter().enumerate() {
+            out[i] = Some(g);
+            on_game(done + 1);
+        }
+    });
+    out.into_iter().flatten().collect()
+}
+
+/// Tree learning's generations: alpha-beta's self-play with the evaluation being learned.
+struct TreePlay<'a> {
+    cfg: &'a TrainConfig,
+    /// `run.arena_book`.
+    arena_book: Option<&'a [Position]>,
+}
+
+impl Source<EvalLearner> for TreePlay<'_> {
+    fn generation(
+        &mut self,
+        learner: &mut EvalLearner,
+        g: u64,
+        _lr: f64,
+        progress: &mut dyn Progress,
+    ) -> Result<Generation, TrainError> {
+        let cfg = self.cfg;
+        let t = Instant::now();
+        let eval = Arc::new(learner.eval.clone());
+        let games = cfg.tree.games;
+        progress.selfplay_started(g, games);
+        let played = play_games(cfg, &eval, games, generation_seed(cfg, g), &mut |n| {
+            progress.game_finished(n)
+        });
+        progress.selfplay_finished();
+        let mut stats = SelfPlayStats::default();
+        let mut samples = 0u64;
+        for game in played {
+            stats.games += 1;
+            stats.decisions += game.turns;
+            stats.evals += game.nodes;
+            match game.outcome {
+                Some(Outcome::Win(Color::White)) => stats.white += 1,
+                Some(Outcome::Win(Color::Black)) => stats.black += 1,
+                _ => stats.draws += 1,
+            }
+            samples += game.labels.len() as u64;
+            learner.extend(game.labels);
+        }
+        stats.samples = samples;
+        stats.seconds = t.elapsed().as_secs_f64();
+        Ok(Generation {
+            games: stats.games,
+            stats,
+            samples,
+            trained: None,
+        })
+    }
+
+    fn score(&mut self, learner: &EvalLearner, g: u64) -> Result<Option<f64>, TrainError> {
+        let cfg = self.cfg;
+        if cfg.run.arena_every == 0 || !g.is_multiple_of(cfg.run.arena_every) {
+            return Ok(None);
+        }
+        let depth = cfg.run.arena_ab_depth.max(1);
+        let eval = Arc::new(learner.eval.clone());
+        let specs = [
+            format!("ab:depth={depth},eval=<generation {g}>"),
+            format!("ab:depth={depth}"),
+        ];
+        let make = |k: usize, _: u64| -> Result<Box<dyn fanorona_search::Player>, String> {
+            Ok(Box::new(fanorona_search::AbPlayer::new(
+                AbConfig {
+                    hash_mb: 8,
+                    learned: (k == 0).then(|| eval.clone()),
+                    ..AbConfig::default()
+                },
+                Limits {
+                    depth: Some(depth),
+                    ..Limits::default()
+                },
+                specs[k].clone(),
+            )))
+        };
+        crate::run::match_score(cfg, &specs, &make, generation_seed(cfg, g), self.arena_book)
+            .map(Some)
+    }
+}
+
+/// Tree learning's checkpoints: `<run>/<generation>/` folders.
+struct TreeFolder<'a> {
+    cfg: &'a TrainConfig,
+    run: &'a str,
+    root: &'a Path,
+    last: Option<PathBuf>,
+}
+
+impl Keeper<EvalLearner> for TreeFolder<'_> {
+    fn save(&mut self, learner: &EvalLearner, files: &[(&str, &[u8])]) -> Result<(), TrainError> {
+        let g = learner.state.generation;
+        let dir = self.root.join(format!("{g:05}"));
+        let eval = learner.eval.to_text();
+        let adam = learner.fit.to_bytes();
+        let labels = encode_labels(self.cfg.variant(), learner.window.iter());
+        let state = learner.state.to_json();
+        let meta = serde_json::to_vec_pretty(&TreeMeta {
+            format: 1,
+            kind: "tree".into(),
+            method: self.cfg.tree.method.clone(),
+            variant: self.cfg.variant().name().into(),
+            generation: g,
+            run: self.run.into(),
+        })
+        .expect("metadata serialises");
+        let mut all: Vec<(&str, &[u8])> = vec![
+            (checkpoint::EVAL_FILE, eval.as_bytes()),
+            (ADAM_FILE, &adam),
+            (LABELS_FILE, &labels),
+            (RunState::FILE, &state),
+        ];
+        all.extend_from_slice(files);
+        all.push(("meta.json", &meta));
+        checkpoint::save_files(&dir, &all)?;
+        // The window is the newest checkpoint's alone (the older ones keep their
+        // evaluation, the curve of the run).
+        if let Some(prev) = &self.last
+            && prev != &dir
+        {
+            let _ = std::fs::remove_file(prev.join(LABELS_FILE));
+        }
+        self.last = Some(dir);
+        Ok(())
+    }
+}
+
+/// The newest tree checkpoint of run folder `dir` (the highest generation whose
+/// `meta.json` says `tree`).
+fn latest(dir: &Path) -> Option<PathBuf> {
+    let entries = std::fs::read_dir(dir).ok()?;
+    entries
+        .flatten()
+        .filter_map(|e| {
+            let p = e.path();
+            let g: u64 = e.file_name().to_str()?.parse().ok()?;
+            let meta: TreeMeta = read_json(&p.join("meta.json")).ok()?;
+            (meta.kind == "tree" && meta.generation == g).then_some((g, p))
+        })
+        .max_by_key(|(g, _)| *g)
+        .map(|(_, p)| p)
+}
+
+/// `fanorona train` with `[tree]`: a new run, or the resumption of run folder
+/// `ckpt_dir`'s latest checkpoint, until `run.generations` or `run.max_seconds`.
+pub(crate) fn train(
+    cfg: &TrainConfig,
+    run: &str,
+    ckpt_dir: &Path,
+    exp_dir: &Path,
+    progress: &mut dyn Progress,
+) -> Result<Summary, TrainError> {
+    let arena_book = read_arena_book(cfg)?;
+    for dir in checkpoint::recover(ckpt_dir)? {
+        progress.message(&format!(
+            "finished the save of {} that a stop interrupted",
+            dir.display()
+        ));
+    }
+    let last = latest(ckpt_dir);
+    let mut learner = match &last {
+        Some(dir) => {
+            let l = EvalLearner::resume(dir, cfg)?;
+            progress.message(&format!(
+                "resuming run `{run}` from generation {} ({} games, {} labels, {} steps, window {})",
+                l.state.generation,
+                l.state.games,
+                l.state.samples,
+                l.state.steps,
+                l.window.len()
+            ));
+            l
+        }
+        None => {
+            let l = EvalLearner::start(cfg)?;
+            let from = if cfg.tree.init.is_empty() {
+                "zero knowledge (no hand-written base)".to_string()
+            } else {
+                format!(
+                    "{} ({} base)",
+                    cfg.tree.init,
+                    if l.eval.hand_base() {
+                        "hand-written"
+                    } else {
+                        "no"
+                    }
+                )
+            };
+            progress.message(&format!(
+                "new run `{run}`: {} tree learning ({}), {} evaluation of {} hidden units from {from}",
+                cfg.variant(),
+                cfg.tree.method,
+                cfg.variant(),
+                l.eval.hidden()
+            ));
+            l
+        }
+    };
+    let mut sinks = open_sinks(exp_dir, last.as_deref())?;
+    let session = Instant::now();
+    let mut source = TreePlay {
+        cfg,
+        arena_book: arena_book.as_deref(),
+    };
+    let mut keeper = TreeFolder {
+        cfg,
+        run,
+        root: ckpt_dir,
+        last,
+    };
+    drive(
+        cfg,
+        &mut learner,
+        &mut source,
+        &mut keeper,
+        &mut sinks,
+        (cfg.run.generations > 0).then_some(cfg.run.generations),
+        (cfg.run.max_seconds > 0).then(|| session + Duration::from_secs(cfg.run.max_seconds)),
+        progress,
+    )?;
+    Ok(Summary {
+        state: learner.state,
+        last_checkpoint: keeper.last,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn tiny() -> TrainConfig {
+        let mut cfg = TrainConfig::parse(
+            "tiny",
+            r#"
+variant = "dimy"
+[tree]
+method = "treestrap"
+hidden = 8
+depth = 2
+label_depth = 1
+games = 3
+threads = 2
+[train]
+lr = 0.001
+batch_size = 32
+replay_window = 5000
+min_replay = 32
+train_ratio = 1.0
+[run]
+generations = 2
+"#,
+            &[],
+        )
+        .unwrap();
+        cfg.validate().unwrap();
+        cfg.run.generations = 2;
+        cfg
+    }
+
+    #[test]
+    fn labels_round_trip_and_bad_files_are_named() {
+        let cfg = tiny();
+        let out = play_games(
+            &cfg,
+            &Arc::new(LearnedEval::zero(Variant::Dimy, 8, 1)),
+            2,
+            5,
+            &mut |_| {},
+        );
+        let labels: Vec<NodeLabel> = out.into_iter().flat_map(|g| g.labels).collect();
+        assert!(labels.len() > 20, "{} labels", labels.len());
+        let bytes = encode_labels(Variant::Dimy, labels.iter());
+        assert_eq!(bytes.len(), 16 + 5 + LABEL_BYTES * labels.len());
+        let back = decode_labels(&bytes, Variant::Dimy, cfg.rule_options()).unwrap();
+        assert_eq!(back.len(), labels.len());
+        for (a, b) in back.iter().zip(&labels) {
+            assert_eq!((a.score, a.bound, a.depth), (b.score, b.bound, b.depth));
+            // The same board, side and quiet counter (the turn number only as far as the
+            // rules tell turns apart).
+            assert_eq!(a.position.hash(), b.position.hash());
+            assert_eq!(a.position.quiet(), b.position.quiet());
+        }
+        let rules = cfg.rule_options();
+        assert!(decode_labels(&bytes[1..], Variant::Dimy, rules).is_err());
+        assert!(
+            decode_labels(&bytes, Variant::Tsivy, rules)
+                .unwrap_err()
+                .contains("dimy")
+        );
+        assert!(
+            decode_labels(&bytes[..bytes.len() - 3], Variant::Dimy, rules)
+                .unwrap_err()
+                .contains("cut")
+        );
+        let mut bad = bytes.clone();
+        bad[16 + 5 + 23] = 9;
+        assert!(
+            decode_labels(&bad, Variant::Dimy, rules)
+                .unwrap_err()
+                .contains("bound 9")
+        );
+    }
+
+    #[test]
+    fn the_games_do_not_depend_on_the_threads() {
+        let mut cfg = tiny();
+        let eval = Arc::new(LearnedEval::zero(Variant::Dimy, 8, 1));
+        cfg.tree.threads = 1;
+        let one = play_games(&cfg, &eval, 3, 9, &mut |_| {});
+        cfg.tree.threads = 3;
+        let mut calls = 0;
+        let three = play_games(&cfg, &eval, 3, 9, &mut |_| calls += 1);
+        assert_eq!(calls, 3);
+        for (a, b) in one.iter().zip(&three) {
+            assert_eq!(a.labels, b.labels);
+            assert_eq!((a.turns, a.outcome), (b.turns, b.outcome));
+        }
+    }
+
+    #[test]
+    fn a_run_learns_checkpoints_and_resumes_where_it_stopped() {
+        let root = std::env::temp_dir().join(format!("fanorona-tree-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&root);
+        let (ckpt, exp) = (root.join("ckpt"), root.join("exp"));
+        for run in ["t", "u"] {
+            std::fs::create_dir_all(exp.join(run)).unwrap();
+        }
+        let cfg = tiny();
+        let first = train(
+            &cfg,
+            "t",
+            &ckpt.join("t"),
+            &exp.join("t"),
+            &mut crate::Quiet,
+        )
+        .unwrap();
+        assert_eq!(first.state.generation, 2);
+        assert!(first.state.steps > 0 && first.state.samples > 0);
+        let dir = first.last_checkpoint.unwrap();
+        let eval = LearnedEval::read(&dir.join("eval.txt"), Variant::Dimy).unwrap();
+        assert!(!eval.hand_base());
+        assert_ne!(
+            eval,
+            LearnedEval::zero(Variant::Dimy, 8, cfg.seed),
+            "it learned"
+        );
+        // Two more generations after a stop are the generations 3 and 4 of one run of
+        // four: the same evaluation, window and counters.
+        let mut more = cfg.clone();
+        more.run.generations = 4;
+        let resumed = train(
+            &more,
+            "t",
+            &ckpt.join("t"),
+            &exp.join("t"),
+            &mut crate::Quiet,
+        )
+        .unwrap();
+        let once = train(
+            &more,
+            "u",
+            &ckpt.join("u"),
+            &exp.join("u"),
+            &mut crate::Quiet,
+        )
+        .unwrap();
+        assert_eq!(resumed.state.generation, 4);
+        assert_eq!(resumed.state.samples, once.state.samples);
+        assert_eq!(resumed.state.steps, once.state.steps);
+        let a = std::fs::read_to_string(resumed.last_checkpoint.unwrap().join("eval.txt")).unwrap();
+        let b = std::fs::read_to_string(once.last_checkpoint.as_ref().unwrap().join("eval.txt"))
+            .unwrap();
+        assert_eq!(a, b);
+        // Only the newest checkpoint keeps the window; each has its metrics.
+        assert!(!dir.join(LABELS_FILE).exists());
+        assert!(once.last_checkpoint.unwrap().join(LABELS_FILE).exists());
+        let lines = std::fs::read_to_string(exp.join("t").join("metrics.jsonl")).unwrap();
+        assert!(lines.contains("loss/value"));
+        std::fs::remove_dir_all(&root).unwrap();
+    }
+}
