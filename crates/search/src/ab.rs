@@ -977,7 +977,7 @@ fn quiet_key(t: &Turn) -> u16 {
 pub const TB_WIN: i32 = MATE_BOUND - 10_000;
 
 /// The score of a tables' result with `dtc` turns to the next capture.
-fn tb_score(w: Wdl, dtc: u8) -> i32 {
+pub(crate) fn tb_score(w: Wdl, dtc: u8) -> i32 {
     match w {
         Wdl::Win => TB_WIN - i32::from(dtc),
         Wdl::Draw => 0,
@@ -985,7 +985,7 @@ fn tb_score(w: Wdl, dtc: u8) -> i32 {
     }
 }
 
-fn outcome_score(o: Outcome, pos: &Position, ply: usize, graded: bool) -> i32 {
+pub(crate) fn outcome_score(o: Outcome, pos: &Position, ply: usize, graded: bool) -> i32 {
     match o {
         Outcome::Draw if graded && pos.quiet() >= pos.rules().fanorona_quiet_limit() => {
             let me = pos.side_to_move();

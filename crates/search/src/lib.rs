@@ -20,6 +20,7 @@ mod analysis;
 pub mod bench;
 mod blend;
 pub mod book;
+mod descent;
 mod eval;
 mod evaluator;
 mod guard;
@@ -38,6 +39,7 @@ pub use ab::{
 };
 pub use analysis::{Analysis, analyse, analyse_telo, telo_solution};
 pub use blend::{AbBlend, BlendConfig, score_wdl};
+pub use descent::{Descent, DescentResult};
 pub use eval::{EvalWeights, evaluate};
 pub use evaluator::{Evaluator, RolloutEvaluator, UniformEvaluator, wdl_index};
 pub use guard::{GuardConfig, TurnGuard, next_actions};

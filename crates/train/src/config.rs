@@ -46,8 +46,10 @@ pub struct TrainConfig {
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields, default)]
 pub struct TreeConfig {
-    /// `treestrap` (TreeStrap(alpha-beta), Veness et al. 2009), or empty: train the
-    /// network by MCTS self-play.
+    /// `treestrap` (TreeStrap(alpha-beta), Veness et al. 2009: alpha-beta plays, every
+    /// node it finishes a label with its bound), `descent` (Descent, Cohen-Solal 2020:
+    /// best-first minimax to the game's end plays, every node of its tree a label of its
+    /// minimax value), or empty: train the network by MCTS self-play.
     pub method: String,
     /// The evaluation the run starts from: empty for zero knowledge (a network with no
     /// hand-written base and a zero output), `release` for the release file, or a path
@@ -55,10 +57,14 @@ pub struct TreeConfig {
     pub init: String,
     /// Hidden units of a zero-knowledge evaluation (an `init` file keeps its own).
     pub hidden: usize,
-    /// Depth in turns of the searches that play the games (quiescence on top).
+    /// TreeStrap: depth in turns of the searches that play the games (quiescence on
+    /// top).
     pub depth: u32,
-    /// Nodes searched to at least this many turns give labels (shallower ones say little
-    /// more than the evaluation itself).
+    /// Descent: iterations a turn (each follows the best line to the game's end).
+    pub iterations: u32,
+    /// Nodes searched to at least this many turns (TreeStrap), or that at least this many
+    /// iterations passed through (Descent), give labels: shallower ones say little more
+    /// than the evaluation itself.
     pub label_depth: u32,
     /// Nodes whose quiet counter (turns since the last capture) is above this give no
     /// label: the evaluation cannot see the counter, and near the draw limit equal boards
@@ -69,8 +75,9 @@ pub struct TreeConfig {
     /// Each game opens with a uniformly random number, 0 to this, of uniformly random
     /// turns (no engine chose them), then the engine plays.
     pub opening_turns: u32,
-    /// Share of the engine's turns after the opening played at random instead (its
-    /// search's labels are kept).
+    /// Share of the engine's turns after the opening that are not its best (its
+    /// search's labels are kept): TreeStrap a random other turn, Descent by rank (the
+    /// second best half the time, the third a quarter, ...).
     pub explore: f32,
     /// Draws at the quiet limit score a little for the side with more pieces (see
     /// `fanorona_search::DRAW_PER_PIECE`) in the searches, so drawn lines still teach who
@@ -87,6 +94,7 @@ impl Default for TreeConfig {
             init: String::new(),
             hidden: 32,
             depth: 4,
+            iterations: 32,
             label_depth: 2,
             max_quiet: 60,
             games: 512,
@@ -792,17 +800,25 @@ impl TrainConfig {
         }
         let tr = &self.tree;
         if tr.enabled() {
-            if tr.method != "treestrap" {
+            if tr.method != "treestrap" && tr.method != "descent" {
                 return bad(&format!(
-                    "tree.method `{}` is not treestrap (or empty: no tree learning)",
+                    "tree.method `{}` is not treestrap or descent (or empty: no tree learning)",
                     tr.method
                 ));
+            }
+            if tr.method == "descent" && tr.iterations == 0 {
+                return bad("tree.iterations must be at least 1");
             }
             if self.variant == "telo" {
                 return bad("tree.method: alpha-beta plays tsivy and dimy, not telo");
             }
-            if !(1..=12).contains(&tr.depth) || !(1..=tr.depth).contains(&tr.label_depth) {
-                return bad("tree.depth must be 1 to 12 and tree.label_depth 1 to tree.depth");
+            if !(1..=12).contains(&tr.depth)
+                || tr.label_depth == 0
+                || (tr.method == "treestrap" && tr.label_depth > tr.depth)
+            {
+                return bad(
+                    "tree.depth must be 1 to 12 and tree.label_depth at least 1 (treestrap: at most tree.depth)",
+                );
             }
             if !(1..=1024).contains(&tr.hidden) || tr.games == 0 || tr.opening_turns > 100 {
                 return bad(

@@ -32,10 +32,12 @@ use crate::state::{Progress, RunState, Summary, TrainError, io, read_json};
 use fanorona_nn::Losses;
 use fanorona_nn::checkpoint;
 use fanorona_rules::{
-    Bitboard, ByColor, Color, History, Outcome, Position, RuleOptions, TurnMode, Variant,
+    Bitboard, ByColor, Color, History, Outcome, Position, RuleOptions, Turn, TurnMode, Variant,
 };
 use fanorona_search::tune::{BoundFit, BoundSample};
-use fanorona_search::{AbConfig, AlphaBeta, Bound, EvalWeights, LearnedEval, Limits, NodeLabel};
+use fanorona_search::{
+    AbConfig, AlphaBeta, Bound, Descent, EvalWeights, LearnedEval, Limits, NodeLabel,
+};
 use rand::rngs::SmallRng;
 use rand::{RngExt, SeedableRng};
 use serde::{Deserialize, Serialize};
@@ -318,41 +320,132 @@ struct GameOut {
     outcome: Option<Outcome>,
 }
 
-/// Game `seed`'s play: random opening turns, then alpha-beta with `eval` to `tree.depth`,
-/// every search's labels kept.
-fn play_game(cfg: &TrainConfig, engine: &mut AlphaBeta, seed: u64) -> GameOut {
+/// The searcher that plays a game: alpha-beta (TreeStrap) or Descent.
+enum Searcher {
+    AlphaBeta(Box<AlphaBeta>),
+    Descent(Box<Descent>),
+}
+
+/// Nodes a Descent tree may hold before a game's next turn starts it afresh.
+const DESCENT_NODES: usize = 500_000;
+
+impl Searcher {
+    fn new(cfg: &TrainConfig, eval: &Arc<LearnedEval>) -> Searcher {
+        let t = &cfg.tree;
+        if t.method == "descent" {
+            Searcher::Descent(Box::new(Descent::new(eval.clone(), None, t.graded_draws)))
+        } else {
+            let mut engine = AlphaBeta::new(AbConfig {
+                hash_mb: 16,
+                learned: Some(eval.clone()),
+                graded_draws: t.graded_draws,
+                ..AbConfig::default()
+            });
+            engine.record_labels(t.label_depth, t.max_quiet);
+            Searcher::AlphaBeta(Box::new(engine))
+        }
+    }
+
+    fn new_game(&mut self) {
+        match self {
+            Searcher::AlphaBeta(e) => e.new_game(),
+            Searcher::Descent(d) => d.clear(),
+        }
+    }
+
+    /// The turns of `game`'s position, best first as far as the search tells them
+    /// apart (alpha-beta: its best turn, then the others in the rules' order), with the
+    /// search's labels and nodes.
+    fn search(&mut self, cfg: &TrainConfig, game: &History) -> (Vec<Turn>, Vec<NodeLabel>, u64) {
+        let t = &cfg.tree;
+        let pos = game.position();
+        match self {
+            Searcher::AlphaBeta(e) => {
+                let r = e.search(
+                    game,
+                    &Limits {
+                        depth: Some(t.depth),
+                        ..Limits::default()
+                    },
+                );
+                let mut turns = pos.turns(TurnMode::Distinct);
+                if let Some(i) = turns.iter().position(|x| Some(*x) == r.best) {
+                    turns[..=i].rotate_right(1);
+                }
+                (turns, e.take_labels(), r.nodes)
+            }
+            Searcher::Descent(d) => {
+                if d.len() > DESCENT_NODES {
+                    d.clear();
+                }
+                let before = d.expanded;
+                let r = d.search(pos, t.iterations);
+                let labels = d.labels(pos, t.label_depth, t.max_quiet);
+                let turns = r.turns.iter().map(|(t, _)| *t).collect();
+                (turns, labels, d.expanded - before)
+            }
+        }
+    }
+}
+
+/// Game `seed`'s play: random opening turns, then the method's search with its labels
+/// kept (Descent's one a position, the last search's: its trees overlap from turn to
+/// turn).
+fn play_game(cfg: &TrainConfig, searcher: &mut Searcher, seed: u64) -> GameOut {
     let t = &cfg.tree;
     let mut rng = SmallRng::seed_from_u64(seed);
     let mut game = History::new(Position::start(cfg.variant(), cfg.rule_options()));
-    engine.new_game();
+    searcher.new_game();
     let opening = rng.random_range(0..=t.opening_turns);
-    let limits = Limits {
-        depth: Some(t.depth),
-        ..Limits::default()
-    };
     let mut out = GameOut::default();
+    let mut labels: Vec<NodeLabel> = Vec::new();
+    let mut index: std::collections::HashMap<(u64, u16), usize> = Default::default();
     for turn in 0..MAX_TURNS {
         let pos = *game.position();
         let turns = pos.turns(TurnMode::Distinct);
         if turns.is_empty() || game.outcome().is_some() {
             break;
         }
-        let random = |rng: &mut SmallRng| turns[rng.random_range(0..turns.len())];
         let chosen = if turn < opening {
-            random(&mut rng)
+            turns[rng.random_range(0..turns.len())]
         } else {
-            let r = engine.search(&game, &limits);
-            out.nodes += r.nodes;
-            out.labels.extend(engine.take_labels());
-            if t.explore > 0.0 && rng.random::<f32>() < t.explore {
-                random(&mut rng)
+            let (ranked, found, nodes) = searcher.search(cfg, &game);
+            out.nodes += nodes;
+            if t.method == "descent" {
+                for l in found {
+                    let key = (l.position.hash(), l.position.quiet());
+                    match index.get(&key) {
+                        Some(&i) => labels[i] = l,
+                        None => {
+                            index.insert(key, labels.len());
+                            labels.push(l);
+                        }
+                    }
+                }
             } else {
-                r.best.unwrap_or(turns[0])
+                // Alpha-beta's searches overlap little: each keeps its own.
+                labels.extend(found);
+            }
+            if t.explore > 0.0 && ranked.len() > 1 && rng.random::<f32>() < t.explore {
+                // Exploration: alpha-beta a random other turn; Descent by rank, the
+                // second best half the time, the third a quarter, ...
+                let mut i = 1;
+                if t.method == "descent" {
+                    while i + 1 < ranked.len() && rng.random_bool(0.5) {
+                        i += 1;
+                    }
+                } else {
+                    i = rng.random_range(1..ranked.len());
+                }
+                ranked[i]
+            } else {
+                ranked.first().copied().unwrap_or(turns[0])
             }
         };
         game.play_unchecked(&chosen);
         out.turns += 1;
     }
+    out.labels = labels;
     out.outcome = game.outcome();
     out
 }
@@ -381,13 +474,7 @@ fn play_games(
         for _ in 0..threads {
             let (tx, next) = (tx.clone(), &next);
             scope.spawn(move || {
-                let mut engine = AlphaBeta::new(AbConfig {
-                    hash_mb: 16,
-                    learned: Some(eval.clone()),
-                    graded_draws: cfg.tree.graded_draws,
-                    ..AbConfig::default()
-                });
-                engine.record_labels(cfg.tree.label_depth, cfg.tree.max_quiet);
+                let mut searcher = Searcher::new(cfg, eval);
                 loop {
                     let i = next.fetch_add(1, Ordering::Relaxed);
                     if i >= games {
@@ -395,7 +482,7 @@ fn play_games(
                     }
                     let game_seed = seed ^ (i as u64).wrapping_mul(0x9E37_79B9_7F4A_7C15);
                     if tx
-                        .send((i, play_game(cfg, &mut engine, game_seed)))
+                        .send((i, play_game(cfg, &mut searcher, game_seed)))
                         .is_err()
                     {
                         break;
