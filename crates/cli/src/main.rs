@@ -14,6 +14,7 @@ mod rules_cmds;
 mod serve;
 mod tb_cmd;
 mod train_cmd;
+mod uci;
 
 use clap::{Parser, Subcommand};
 use std::process::ExitCode;
@@ -67,6 +68,9 @@ enum Command {
     Serve(serve::ServeArgs),
     /// Endgame tablebases: build them (`tb build`), ask them (`tb probe`).
     Tb(tb_cmd::TbArgs),
+    /// The engine protocol over stdin and stdout (the UCI dialect of Fanorona engines:
+    /// uci, isready, setoption, position, go, stop, quit), for GUIs and match runners.
+    Uci(uci::UciArgs),
 }
 
 /// An error in what the user gave (a FEN, a turn, an option): exit status 2.
@@ -128,6 +132,7 @@ fn main() -> ExitCode {
         Command::Bench(a) => bench::run(a),
         Command::Serve(a) => serve::serve(a),
         Command::Tb(a) => tb_cmd::tb(a),
+        Command::Uci(a) => uci::uci(a),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,

@@ -5,7 +5,12 @@
 //! d4d3(+2)-c3(-1)-d2(+1)-e3(-1)   a four-step chain
 //! c4c3                            a paika
 //! 23-22(-1)-13                    the same style with traditional point numbers
+//! d4d3Ac3Wd2Ae3W                  the engine protocol's (`fanorona uci`): the points
+//!                                 visited, each capture followed by `A` (approach) or
+//!                                 `W` (withdrawal), no counts
 //! ```
+//!
+//! [`parse_turn`] reads every form.
 
 use crate::bitboard::Point;
 use crate::geometry::Geometry;
@@ -156,6 +161,25 @@ pub fn format_turn(pos: &Position, turn: &Turn, style: PointStyle) -> String {
     s
 }
 
+/// Writes `turn` (legal in `pos`) in the engine protocol's form (`fanorona uci`, the
+/// dialect of UCI that Fanorona engines speak): the points it visits, algebraic, each
+/// capturing step followed by `A` (approach) or `W` (withdrawal): `d3e3W`, `c1d1Ad2A`,
+/// a paika `e2e3`. [`parse_turn`] reads it back.
+pub fn format_engine_turn(pos: &Position, turn: &Turn) -> String {
+    let g = pos.geometry();
+    let mut s = String::new();
+    write_point(g, turn.from(), PointStyle::Algebraic, &mut s);
+    for (_, to, kind) in turn.steps() {
+        write_point(g, to, PointStyle::Algebraic, &mut s);
+        match kind {
+            StepKind::Capture(Capture::Approach) => s.push('A'),
+            StepKind::Capture(Capture::Withdrawal) => s.push('W'),
+            StepKind::Paika => {}
+        }
+    }
+    s
+}
+
 struct Cursor<'a> {
     b: &'a [u8],
     i: usize,
@@ -225,7 +249,9 @@ fn parse_written(g: &Geometry, text: &str) -> Result<(Point, Vec<WrittenStep>), 
         if c.peek().is_none() {
             break;
         }
-        if (numbers || !steps.is_empty()) && !c.eat(b'-') {
+        // Numbers need the dash; algebraic points may follow each other (the engine
+        // protocol's form).
+        if !c.eat(b'-') && (numbers || c.peek().is_some_and(|b| !b.is_ascii_lowercase())) {
             return Err(format!("expected `-` or the end at character {}", c.i + 1));
         }
         let to = point(&mut c)?;
@@ -234,7 +260,11 @@ fn parse_written(g: &Geometry, text: &str) -> Result<(Point, Vec<WrittenStep>), 
             capture: None,
             count: None,
         };
-        if c.eat(b'(') {
+        if c.eat(b'A') {
+            step.capture = Some(Capture::Approach);
+        } else if c.eat(b'W') {
+            step.capture = Some(Capture::Withdrawal);
+        } else if c.eat(b'(') {
             step.capture = match c.peek() {
                 Some(b'+') => Some(Capture::Approach),
                 Some(b'-') => Some(Capture::Withdrawal),

@@ -1,6 +1,6 @@
 //! Every line of `tests/data/notation.txt`, and the errors it lists.
 
-use fanorona_rules::notation::{format_turn, parse_game, parse_turn};
+use fanorona_rules::notation::{format_engine_turn, format_turn, parse_game, parse_turn};
 use fanorona_rules::{NotationError, PointStyle, Position, RuleOptions, TurnMode, Variant};
 
 fn start() -> Position {
@@ -50,17 +50,7 @@ fn notation_errors() {
         "{e}"
     );
     for bad in [
-        "",
-        "e",
-        "e2",
-        "e2e",
-        "e2e3(",
-        "e2e3(*1)",
-        "e2e3(+2",
-        "z9e3",
-        "e2e3x",
-        "e2e3(+2)c3",
-        "46-23",
+        "", "e", "e2", "e2e", "e2e3(", "e2e3(*1)", "e2e3(+2", "z9e3", "e2e3x", "e2e3Q", "46-23",
     ] {
         let r = parse_turn(&s, bad);
         assert!(
@@ -102,4 +92,60 @@ fn start_turns_have_their_names() {
         names,
         ["d2e3(+2)", "d3e3(+1)", "d3e3(-1)", "e2e3(+2)", "f2e3(+2)"]
     );
+}
+
+#[test]
+fn the_engine_protocols_form_names_every_turn_of_random_games() {
+    let s = start();
+    // The forms of the protocol's documentation.
+    let t = parse_turn(&s, "d3e3W").unwrap();
+    assert_eq!(format_turn(&s, &t, PointStyle::Algebraic), "d3e3(-1)");
+    assert_eq!(format_engine_turn(&s, &t), "d3e3W");
+    assert!(matches!(
+        parse_turn(&s, "d3e3"),
+        Err(NotationError::Ambiguous { .. })
+    ));
+    assert!(matches!(
+        parse_turn(&s, "e2e3(+2)c3"),
+        Err(NotationError::Illegal { .. })
+    ));
+    let mut p = s;
+    p.play_unchecked(&t);
+    let chain = parse_turn(&p, "d4d3Ac3Wd2Ae3W").unwrap();
+    assert_eq!(
+        format_turn(&p, &chain, PointStyle::Algebraic),
+        "d4d3(+2)-c3(-1)-d2(+1)-e3(-1)"
+    );
+    // Every turn of random games, both boards, written and read back.
+    let mut seed = 7u64;
+    let mut next = |n: usize| {
+        seed = seed
+            .wrapping_mul(6364136223846793005)
+            .wrapping_add(1442695040888963407);
+        (seed >> 33) as usize % n
+    };
+    let mut checked = 0;
+    for variant in [Variant::Tsivy, Variant::Dimy] {
+        for _ in 0..20 {
+            let mut pos = Position::start(variant, RuleOptions::default());
+            for _ in 0..200 {
+                let turns = pos.turns(TurnMode::Paths);
+                if turns.is_empty() || pos.outcome().is_some() {
+                    break;
+                }
+                for t in &turns {
+                    let text = format_engine_turn(&pos, t);
+                    assert_eq!(
+                        parse_turn(&pos, &text).as_ref(),
+                        Ok(t),
+                        "{text} in {}",
+                        pos.fen()
+                    );
+                    checked += 1;
+                }
+                pos.play_unchecked(&turns[next(turns.len())]);
+            }
+        }
+    }
+    assert!(checked > 10_000, "{checked} turns");
 }

@@ -289,6 +289,13 @@ impl AlphaBeta {
         self.workers.iter().map(|w| w.tb_hits).sum()
     }
 
+    /// A flag that stops the search in progress when set, from any thread (the engine
+    /// protocol's `stop`); the search then reports what it had. Each search clears it
+    /// when it starts.
+    pub fn stop_handle(&self) -> Arc<AtomicBool> {
+        self.stop.clone()
+    }
+
     /// The settings.
     pub fn config(&self) -> &AbConfig {
         &self.cfg

@@ -1,0 +1,134 @@
+//! `fanorona uci` driven through the protocol alone: a whole game between two engine
+//! processes, whose turns `fanorona replay` then accepts.
+
+use std::io::{BufRead, BufReader, Write};
+use std::process::{Child, ChildStdin, ChildStdout, Command, Stdio};
+
+/// One engine process and its pipes.
+struct Engine {
+    child: Child,
+    input: ChildStdin,
+    output: BufReader<ChildStdout>,
+}
+
+impl Engine {
+    fn start(options: &[&str]) -> Engine {
+        let mut child = Command::new(env!("CARGO_BIN_EXE_fanorona"))
+            .arg("uci")
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .spawn()
+            .expect("runs");
+        let input = child.stdin.take().unwrap();
+        let output = BufReader::new(child.stdout.take().unwrap());
+        let mut e = Engine {
+            child,
+            input,
+            output,
+        };
+        e.send("uci");
+        e.until("uciok");
+        for o in options {
+            e.send(o);
+        }
+        e.send("isready");
+        e.until("readyok");
+        e
+    }
+
+    fn send(&mut self, line: &str) {
+        writeln!(self.input, "{line}").unwrap();
+        self.input.flush().unwrap();
+    }
+
+    /// The lines up to the first that starts with `prefix`, which is returned.
+    fn until(&mut self, prefix: &str) -> String {
+        loop {
+            let mut line = String::new();
+            assert!(
+                self.output.read_line(&mut line).unwrap() > 0,
+                "no `{prefix}`"
+            );
+            let line = line.trim_end().to_string();
+            assert!(!line.starts_with("info string error"), "{line}");
+            if line.starts_with(prefix) {
+                return line;
+            }
+        }
+    }
+}
+
+impl Drop for Engine {
+    fn drop(&mut self) {
+        let _ = writeln!(self.input, "quit");
+        let _ = self.child.wait();
+    }
+}
+
+#[test]
+fn two_engines_play_a_whole_game_through_the_protocol() {
+    let opts = |eval: &'static str| {
+        [
+            "setoption name Variant value dimy",
+            if eval == "none" {
+                "setoption name EvalFile value none"
+            } else {
+                "setoption name Hash value 16"
+            },
+        ]
+    };
+    let mut engines = [
+        Engine::start(&opts("release")),
+        Engine::start(&opts("none")),
+    ];
+    for e in &mut engines {
+        e.send("ucinewgame");
+    }
+    let mut moves: Vec<String> = Vec::new();
+    let mut over = false;
+    for ply in 0..400 {
+        let e = &mut engines[ply % 2];
+        e.send(&format!("position startpos moves {}", moves.join(" ")));
+        e.send("go depth 2");
+        let best = e.until("bestmove ");
+        let turn = best.strip_prefix("bestmove ").unwrap();
+        if turn == "(none)" {
+            over = true;
+            break;
+        }
+        moves.push(turn.to_string());
+    }
+    assert!(moves.len() > 4);
+    // Every turn is a legal turn of dimy, in order: the game replays.
+    let o = Command::new(env!("CARGO_BIN_EXE_fanorona"))
+        .args(["replay", "--json", "--variant", "dimy", &moves.join(" ")])
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let v: serde_json::Value =
+        serde_json::from_str(String::from_utf8_lossy(&o.stdout).lines().last().unwrap()).unwrap();
+    if over {
+        assert_ne!(v["result"], "ongoing", "{v}");
+    }
+}
+
+#[test]
+fn malformed_commands_get_an_error_line_and_the_engine_goes_on() {
+    let mut child = Command::new(env!("CARGO_BIN_EXE_fanorona"))
+        .arg("uci")
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .spawn()
+        .unwrap();
+    child
+        .stdin
+        .take()
+        .unwrap()
+        .write_all(b"go nowhere\nposition fen nonsense w\nposition startpos moves a1a1\n\xff\xfe\nisready\n")
+        .unwrap();
+    let out = child.wait_with_output().unwrap();
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(out.status.success());
+    assert_eq!(text.matches("info string error:").count(), 4, "{text}");
+    assert!(text.ends_with("readyok\n"), "{text}");
+}
