@@ -1813,7 +1813,7 @@ fn tune_eval_then_alpha_beta_plays_with_it() {
     // Not a terminal: the progress comes as lines.
     assert!(stderr(&o).contains("labelled 3/6 games"), "{}", stderr(&o));
     let text = std::fs::read_to_string(&eval).unwrap();
-    assert!(text.starts_with("fanorona-learned-eval 1\nvariant dimy\nhidden 8\n"));
+    assert!(text.starts_with("fanorona-learned-eval 2\nvariant dimy\nhidden 8\nbase hand\n"));
     // The saved labels fit again without playing, to the same network.
     let again = dir.join("again.txt").display().to_string();
     let o = fanorona(&[&fit[..], &["--out", &again, "--data", &data]].concat());
