@@ -446,6 +446,17 @@ pub(crate) fn open_sinks(exp_dir: &Path, resumed: Option<&Path>) -> Result<Sinks
     Ok(sinks)
 }
 
+/// `[run]`'s limits for [`drive`] of a session that started at `session`: the last
+/// generation (`run.generations`, 0 for none) and the instant to stop at
+/// (`run.max_seconds` from the session's start, 0 for none).
+pub(crate) fn run_limits(cfg: &TrainConfig, session: Instant) -> (Option<u64>, Option<Instant>) {
+    (
+        (cfg.run.generations > 0).then_some(cfg.run.generations),
+        (cfg.run.max_seconds > 0)
+            .then(|| session + std::time::Duration::from_secs(cfg.run.max_seconds)),
+    )
+}
+
 /// The learner loop that `fanorona train` and `fanorona learn` drive: until generation
 /// `generations` (`None`: no limit) or the instant `until`, take a generation from
 /// `source`, train on it, count it, checkpoint it through `keeper` (with its metrics),

@@ -6,7 +6,8 @@ use crate::inputs::{
     players_eval_file, read_ab_eval, read_arena_book, read_selfplay_aids, read_selfplay_book,
 };
 use crate::learner::{
-    Generation, Keeper, Learner, Source, drive, generation_seed, open_sinks, train_on_window,
+    Generation, Keeper, Learner, Source, drive, generation_seed, open_sinks, run_limits,
+    train_on_window,
 };
 use crate::records;
 use crate::selfplay::{self, SelfPlayStats};
@@ -19,7 +20,6 @@ use fanorona_nn::{NetEvaluator, Trainer};
 use fanorona_rules::telo::TeloPosition;
 use fanorona_rules::{Position, Variant};
 use std::path::{Path, PathBuf};
-use std::time::Duration;
 
 /// Where a run lives and what it runs on.
 #[derive(Clone, Debug)]
@@ -159,14 +159,15 @@ pub fn train(opts: &RunOptions, progress: &mut dyn Progress) -> Result<Summary, 
         root: &ckpt_dir,
         last: last_checkpoint,
     };
+    let (generations, until) = run_limits(cfg, session);
     drive(
         cfg,
         &mut learner,
         &mut source,
         &mut keeper,
         &mut sinks,
-        (cfg.run.generations > 0).then_some(cfg.run.generations),
-        (cfg.run.max_seconds > 0).then(|| session + Duration::from_secs(cfg.run.max_seconds)),
+        generations,
+        until,
         progress,
     )?;
     Ok(Summary {

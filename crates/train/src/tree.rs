@@ -26,7 +26,9 @@
 
 use crate::config::TrainConfig;
 use crate::inputs::read_arena_book;
-use crate::learner::{Generation, Keeper, Model, Source, drive, generation_seed, open_sinks};
+use crate::learner::{
+    Generation, Keeper, Model, Source, drive, generation_seed, open_sinks, run_limits,
+};
 use crate::selfplay::SelfPlayStats;
 use crate::state::{Progress, RunState, Summary, TrainError, io, read_json};
 use fanorona_nn::Losses;
@@ -44,7 +46,7 @@ use serde::{Deserialize, Serialize};
 use std::collections::VecDeque;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
-use std::time::{Duration, Instant};
+use std::time::Instant;
 
 /// A game longer than this many turns is stopped (the quiet limit ends games long
 /// before).
@@ -706,14 +708,15 @@ pub(crate) fn train(
         root: ckpt_dir,
         last,
     };
+    let (generations, until) = run_limits(cfg, session);
     drive(
         cfg,
         &mut learner,
         &mut source,
         &mut keeper,
         &mut sinks,
-        (cfg.run.generations > 0).then_some(cfg.run.generations),
-        (cfg.run.max_seconds > 0).then(|| session + Duration::from_secs(cfg.run.max_seconds)),
+        generations,
+        until,
         progress,
     )?;
     Ok(Summary {
