@@ -75,10 +75,6 @@ pub struct TreeConfig {
     /// Each game opens with a uniformly random number, 0 to this, of uniformly random
     /// turns (no engine chose them), then the engine plays.
     pub opening_turns: u32,
-    /// Share of the engine's turns after the opening that are not its best (its
-    /// search's labels are kept): TreeStrap a random other turn, Descent by rank (the
-    /// second best half the time, the third a quarter, ...).
-    pub explore: f32,
     /// Draws at the quiet limit score a little for the side with more pieces (see
     /// `fanorona_search::DRAW_PER_PIECE`) in the searches, so drawn lines still teach who
     /// was better.
@@ -99,7 +95,6 @@ impl Default for TreeConfig {
             max_quiet: 60,
             games: 512,
             opening_turns: 8,
-            explore: 0.0,
             graded_draws: true,
             threads: 0,
         }
@@ -824,9 +819,6 @@ impl TrainConfig {
                 return bad(
                     "tree.hidden must be 1 to 1024, tree.games at least 1, tree.opening_turns at most 100",
                 );
-            }
-            if !(0.0..1.0).contains(&tr.explore) {
-                return bad("tree.explore must be at least 0 and below 1");
             }
         }
         let d = &self.distributed;

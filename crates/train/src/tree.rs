@@ -355,10 +355,9 @@ impl Searcher {
         }
     }
 
-    /// The turns of `game`'s position, best first as far as the search tells them
-    /// apart (alpha-beta: its best turn, then the others in the rules' order), with the
-    /// search's labels and nodes.
-    fn search(&mut self, cfg: &TrainConfig, game: &History) -> (Vec<Turn>, Vec<NodeLabel>, u64) {
+    /// The best turn of `game`'s position (`None`: none), with the search's labels and
+    /// nodes.
+    fn search(&mut self, cfg: &TrainConfig, game: &History) -> (Option<Turn>, Vec<NodeLabel>, u64) {
         let t = &cfg.tree;
         let pos = game.position();
         match self {
@@ -370,11 +369,7 @@ impl Searcher {
                         ..Limits::default()
                     },
                 );
-                let mut turns = pos.turns(TurnMode::Distinct);
-                if let Some(i) = turns.iter().position(|x| Some(*x) == r.best) {
-                    turns[..=i].rotate_right(1);
-                }
-                (turns, e.take_labels(), r.nodes)
+                (r.best, e.take_labels(), r.nodes)
             }
             Searcher::Descent(d) => {
                 if d.len() > DESCENT_NODES {
@@ -383,8 +378,11 @@ impl Searcher {
                 let before = d.expanded;
                 let r = d.search(pos, t.iterations);
                 let labels = d.labels(pos, t.label_depth, t.max_quiet);
-                let turns = r.turns.iter().map(|(t, _)| *t).collect();
-                (turns, labels, d.expanded - before)
+                (
+                    r.turns.first().map(|(t, _)| *t),
+                    labels,
+                    d.expanded - before,
+                )
             }
         }
     }
@@ -411,7 +409,7 @@ fn play_game(cfg: &TrainConfig, searcher: &mut Searcher, seed: u64) -> GameOut {
         let chosen = if turn < opening {
             turns[rng.random_range(0..turns.len())]
         } else {
-            let (ranked, found, nodes) = searcher.search(cfg, &game);
+            let (best, found, nodes) = searcher.search(cfg, &game);
             out.nodes += nodes;
             if t.method == "descent" {
                 for l in found {
@@ -428,21 +426,7 @@ fn play_game(cfg: &TrainConfig, searcher: &mut Searcher, seed: u64) -> GameOut {
                 // Alpha-beta's searches overlap little: each keeps its own.
                 labels.extend(found);
             }
-            if t.explore > 0.0 && ranked.len() > 1 && rng.random::<f32>() < t.explore {
-                // Exploration: alpha-beta a random other turn; Descent by rank, the
-                // second best half the time, the third a quarter, ...
-                let mut i = 1;
-                if t.method == "descent" {
-                    while i + 1 < ranked.len() && rng.random_bool(0.5) {
-                        i += 1;
-                    }
-                } else {
-                    i = rng.random_range(1..ranked.len());
-                }
-                ranked[i]
-            } else {
-                ranked.first().copied().unwrap_or(turns[0])
-            }
+            best.unwrap_or(turns[0])
         };
         game.play_unchecked(&chosen);
         out.turns += 1;
