@@ -3,7 +3,9 @@
 use crate::config::TrainConfig;
 use crate::metrics::MetricsSink;
 use crate::selfplay::SelfPlayStats;
+use crate::state::TrainError;
 use fanorona_nn::Losses;
+use fanorona_rules::Position;
 
 /// The mean ownership loss of the steps that trained it (NaN when none did).
 pub(crate) fn ownership_loss(losses: &[Losses]) -> f64 {
@@ -173,4 +175,44 @@ pub(crate) fn summary_line(
         ));
     }
     line
+}
+
+/// The periodic match of a run: player 0 against player 1 (made by `make`, named by
+/// `specs`), `run.arena_games` games of the arena ([`fanorona_arena::play_pairings_with`])
+/// on one thread, game `i` from the traditional opening `(i / 2) % 5` or from book
+/// position `i / 2`, player 0 White in even games: player 0's score in [0, 1].
+pub(crate) fn match_score(
+    cfg: &TrainConfig,
+    specs: &[String; 2],
+    make: &(dyn Fn(usize, u64) -> Result<Box<dyn fanorona_search::Player>, String> + Sync),
+    seed: u64,
+    book: Option<&[Position]>,
+) -> Result<f64, TrainError> {
+    use fanorona_arena::{ArenaConfig, ArenaError, Format, Openings, play_pairings_with};
+    let arena = ArenaConfig {
+        variant: cfg.variant(),
+        rules: cfg.rule_options(),
+        openings: book.map_or(Openings::Traditional, |b| Openings::Book(b.to_vec())),
+        format: Format::Riatras,
+        games: cfg.run.arena_games.max(1),
+        threads: 1,
+        seed,
+        max_turns: 400,
+        out: None,
+        // Players come from `make`, none from a spec: no network is made on it.
+        device: fanorona_nn::burn::prelude::Device::flex(),
+        adjudicate: None,
+    };
+    let make = |k: usize, seed: u64| make(k, seed).map_err(ArenaError::Invalid);
+    let records = play_pairings_with(&arena, specs, &[(0, 1)], &make, &|_, _, _| {}, None)
+        .map_err(|e| TrainError::Arena(e.to_string()))?;
+    let points: f64 = records
+        .iter()
+        .map(|r| match (r.result.as_str(), r.white == specs[0]) {
+            ("draw", _) => 0.5,
+            ("white", true) | ("black", false) => 1.0,
+            _ => 0.0,
+        })
+        .sum();
+    Ok(points / records.len().max(1) as f64)
 }

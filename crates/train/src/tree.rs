@@ -558,7 +558,7 @@ impl Source<EvalLearner> for TreePlay<'_> {
                 specs[k].clone(),
             )))
         };
-        crate::run::match_score(cfg, &specs, &make, generation_seed(cfg, g), self.arena_book)
+        crate::report::match_score(cfg, &specs, &make, generation_seed(cfg, g), self.arena_book)
             .map(Some)
     }
 }
