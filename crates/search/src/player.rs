@@ -67,6 +67,11 @@ impl AbPlayer {
             name: name.into(),
         }
     }
+
+    /// Searches with `limits` from the next turn on (the hash stays).
+    pub fn set_limits(&mut self, limits: Limits) {
+        self.limits = limits;
+    }
 }
 
 impl Player for AbPlayer {

@@ -1,0 +1,468 @@
+//! The embeddable Fanorona engine: what a front end needs, with no file and no network
+//! library: games of every board played in notation ([`Game`]) and an engine
+//! ([`Engine`]) that answers with the project's strongest searcher, alpha-beta with the
+//! release's learned evaluation built into the library (telo: the exact solver), the
+//! endgame tables where the caller gives them.
+//!
+//! The C library (`crates/capi`) and the WebAssembly build (`crates/web`) are thin
+//! bindings over this crate; the rules and the search are the native crates' own code.
+//!
+//! ```
+//! use fanorona_engine::{Budget, Engine, Game};
+//!
+//! let mut game = Game::new("dimy").unwrap();
+//! let mut engine = Engine::new();
+//! let a = engine.analyse(&game, Budget::Depth(3)).unwrap();
+//! game.play(a.best.as_deref().unwrap()).unwrap();
+//! assert_eq!(game.history().len(), 1);
+//! ```
+
+use fanorona_rules::notation::{PointStyle, format_turn, parse_turn};
+use fanorona_rules::telo::TeloPosition;
+use fanorona_rules::{AnyPosition, History, Outcome, RuleOptions, TurnMode, Variant};
+pub use fanorona_search::Analysis;
+use fanorona_search::{
+    AbConfig, AbPlayer, LearnedEval, Limits, analyse, analyse_telo, telo_solution,
+};
+use fanorona_tb::Tablebase;
+use std::sync::Arc;
+use std::time::Duration;
+
+/// What went wrong, with the input it concerns. [`EngineError::code`] gives each kind a
+/// stable number for the C library.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum EngineError {
+    /// A board name that is not `tsivy`, `dimy` or `telo`.
+    #[error("board `{0}`: not tsivy, dimy or telo")]
+    Board(String),
+    /// A FEN that cannot be read.
+    #[error("FEN `{fen}`: {reason}")]
+    Fen {
+        /// The FEN given.
+        fen: String,
+        /// What is wrong with it.
+        reason: String,
+    },
+    /// A turn that is malformed or not legal.
+    #[error("turn `{turn}` in `{fen}`: {reason}")]
+    Turn {
+        /// The turn given.
+        turn: String,
+        /// The position it was given in.
+        fen: String,
+        /// Why it cannot be played.
+        reason: String,
+    },
+    /// The game is over: no turn may be played.
+    #[error("the game is over ({0})")]
+    Over(&'static str),
+    /// A budget of zero or past its range.
+    #[error("budget: {0}")]
+    Budget(String),
+    /// Endgame tables that cannot be read.
+    #[error("tables: {0}")]
+    Tables(String),
+}
+
+impl EngineError {
+    /// A stable number for each kind (the C library's error codes): 1 board, 2 FEN,
+    /// 3 turn, 4 game over, 5 budget, 6 tables.
+    pub fn code(&self) -> i32 {
+        match self {
+            EngineError::Board(_) => 1,
+            EngineError::Fen { .. } => 2,
+            EngineError::Turn { .. } => 3,
+            EngineError::Over(_) => 4,
+            EngineError::Budget(_) => 5,
+            EngineError::Tables(_) => 6,
+        }
+    }
+}
+
+/// The release's learned evaluation of `variant`, built into the library (`None` for
+/// telo, which is solved).
+pub fn release_eval(variant: Variant) -> Option<Arc<LearnedEval>> {
+    let text = match variant {
+        Variant::Tsivy => include_str!("../../../checkpoints/release/tsivy/eval.txt"),
+        Variant::Dimy => include_str!("../../../checkpoints/release/dimy/eval.txt"),
+        Variant::Telo => return None,
+    };
+    // The files are the repository's own and tested (a test reads both).
+    LearnedEval::from_text(text).ok().map(Arc::new)
+}
+
+/// One game of any board from a start or a FEN, played turn by turn in notation.
+#[derive(Clone, Debug)]
+pub struct Game {
+    state: State,
+}
+
+#[derive(Clone, Debug)]
+enum State {
+    Fanorona(History),
+    /// telo's positions, the start first.
+    Telo(Vec<TeloPosition>),
+}
+
+fn variant_of(board: &str) -> Result<Variant, EngineError> {
+    board
+        .trim()
+        .parse::<Variant>()
+        .map_err(|_| EngineError::Board(board.to_string()))
+}
+
+impl Game {
+    /// The start of `board` (`"tsivy"`, `"dimy"` or `"telo"`).
+    ///
+    /// # Errors
+    /// [`EngineError::Board`].
+    pub fn new(board: &str) -> Result<Game, EngineError> {
+        Ok(Game::from_any(AnyPosition::start(
+            variant_of(board)?,
+            RuleOptions::default(),
+        )))
+    }
+
+    /// The position a FEN describes (its board from its size).
+    ///
+    /// # Errors
+    /// [`EngineError::Fen`] naming the FEN and what is wrong.
+    pub fn from_fen(fen: &str) -> Result<Game, EngineError> {
+        AnyPosition::from_fen(fen.trim(), RuleOptions::default())
+            .map(Game::from_any)
+            .map_err(|e| EngineError::Fen {
+                fen: fen.to_string(),
+                reason: e.to_string(),
+            })
+    }
+
+    fn from_any(pos: AnyPosition) -> Game {
+        Game {
+            state: match pos {
+                AnyPosition::Fanorona(p) => State::Fanorona(History::new(p)),
+                AnyPosition::Telo(t) => State::Telo(vec![t]),
+            },
+        }
+    }
+
+    /// The current position.
+    pub fn position(&self) -> AnyPosition {
+        match &self.state {
+            State::Fanorona(h) => AnyPosition::Fanorona(*h.position()),
+            State::Telo(v) => AnyPosition::Telo(*v.last().expect("a game has a position")),
+        }
+    }
+
+    /// The board: `"tsivy"`, `"dimy"` or `"telo"`.
+    pub fn board(&self) -> &'static str {
+        self.position().variant().name()
+    }
+
+    /// The current position in FEN.
+    pub fn fen(&self) -> String {
+        self.position().fen()
+    }
+
+    /// The side to move: `"white"` or `"black"`.
+    pub fn side(&self) -> &'static str {
+        match self.position() {
+            AnyPosition::Fanorona(p) => p.side_to_move().name(),
+            AnyPosition::Telo(t) => t.side_to_move().name(),
+        }
+    }
+
+    /// The legal turns in notation (none when the game is over).
+    pub fn turns(&self) -> Vec<String> {
+        if self.outcome().is_some() {
+            return Vec::new();
+        }
+        match self.position() {
+            AnyPosition::Fanorona(p) => p
+                .turns(TurnMode::Distinct)
+                .iter()
+                .map(|t| format_turn(&p, t, PointStyle::Algebraic))
+                .collect(),
+            AnyPosition::Telo(t) => t.moves().into_iter().map(|m| t.format_move(m)).collect(),
+        }
+    }
+
+    /// Plays a turn in notation (`"d2d3"`, `"e2e3-f3-g3"`, a telo move).
+    ///
+    /// # Errors
+    /// [`EngineError::Over`] when the game has ended, [`EngineError::Turn`] naming the
+    /// turn, the position and why it cannot be played.
+    pub fn play(&mut self, turn: &str) -> Result<(), EngineError> {
+        if let Some(o) = self.outcome() {
+            return Err(EngineError::Over(o.name()));
+        }
+        let fen = self.fen();
+        let bad = |reason: String| EngineError::Turn {
+            turn: turn.to_string(),
+            fen: fen.clone(),
+            reason,
+        };
+        match &mut self.state {
+            State::Fanorona(h) => {
+                let t = parse_turn(h.position(), turn).map_err(|e| bad(e.to_string()))?;
+                h.play_unchecked(&t);
+            }
+            State::Telo(v) => {
+                let mut p = *v.last().expect("a game has a position");
+                let m = p.parse_move(turn).map_err(|e| bad(e.to_string()))?;
+                p.play(m).map_err(|_| bad("not legal here".into()))?;
+                v.push(p);
+            }
+        }
+        Ok(())
+    }
+
+    /// Takes back the last turn; false when none was played.
+    pub fn undo(&mut self) -> bool {
+        match &mut self.state {
+            State::Fanorona(h) => h.undo(),
+            State::Telo(v) if v.len() > 1 => v.pop().is_some(),
+            State::Telo(_) => false,
+        }
+    }
+
+    /// The turns played, in notation.
+    pub fn history(&self) -> Vec<String> {
+        match &self.state {
+            State::Fanorona(h) => h
+                .turns()
+                .iter()
+                .enumerate()
+                .map(|(i, t)| format_turn(h.position_at(i), t, PointStyle::Algebraic))
+                .collect(),
+            State::Telo(v) => v
+                .windows(2)
+                .map(|w| {
+                    let m = w[0]
+                        .moves()
+                        .into_iter()
+                        .find(|&m| {
+                            let mut p = w[0];
+                            p.play_unchecked(m);
+                            p == w[1]
+                        })
+                        .expect("each telo position follows from the one before");
+                    w[0].format_move(m)
+                })
+                .collect(),
+        }
+    }
+
+    /// The outcome, `None` while the game goes on (a repetition draw counts where the
+    /// rules have it).
+    pub fn outcome(&self) -> Option<Outcome> {
+        match &self.state {
+            State::Fanorona(h) => h.outcome(),
+            State::Telo(v) => v.last().and_then(TeloPosition::outcome),
+        }
+    }
+
+    /// `"ongoing"`, `"white"`, `"black"` or `"draw"`.
+    pub fn result(&self) -> &'static str {
+        self.outcome().map_or("ongoing", Outcome::name)
+    }
+}
+
+/// How long the engine may think about one turn.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Budget {
+    /// Whole turns deep (1 to 64).
+    Depth(u32),
+    /// About this many nodes.
+    Nodes(u64),
+    /// About this many milliseconds.
+    Millis(u64),
+}
+
+impl Budget {
+    fn limits(self) -> Result<Limits, EngineError> {
+        let mut l = Limits::default();
+        match self {
+            Budget::Depth(d) if (1..=64).contains(&d) => l.depth = Some(d),
+            Budget::Depth(d) => {
+                return Err(EngineError::Budget(format!(
+                    "depth {d}: from 1 to 64 turns"
+                )));
+            }
+            Budget::Nodes(0) => return Err(EngineError::Budget("0 nodes".into())),
+            Budget::Nodes(n) => l.nodes = Some(n),
+            Budget::Millis(0) => return Err(EngineError::Budget("0 ms".into())),
+            Budget::Millis(ms) => l.time = Some(Duration::from_millis(ms)),
+        }
+        Ok(l)
+    }
+}
+
+/// The engine: alpha-beta with the release's learned evaluation on tsivy and dimy (one
+/// thread, its hash kept between turns), telo's exact solution.
+#[derive(Debug, Default)]
+pub struct Engine {
+    players: Vec<(Variant, AbPlayer)>,
+    tables: Vec<(Variant, Arc<Tablebase>)>,
+}
+
+impl Engine {
+    /// An engine; its searchers are made on first use, one for each board.
+    pub fn new() -> Engine {
+        Engine::default()
+    }
+
+    /// Uses the endgame tables of `board` found in `dir` (as `fanorona tb build` writes
+    /// them) from the next search on.
+    ///
+    /// # Errors
+    /// [`EngineError::Board`], or [`EngineError::Tables`] when none are there or they
+    /// are damaged.
+    pub fn set_tables(&mut self, board: &str, dir: &std::path::Path) -> Result<(), EngineError> {
+        let v = variant_of(board)?;
+        let t = Tablebase::open(dir, v)
+            .map_err(|e| EngineError::Tables(format!("{}: {e}", dir.display())))?;
+        self.tables.retain(|(w, _)| *w != v);
+        self.tables.push((v, Arc::new(t)));
+        self.players.retain(|(w, _)| *w != v);
+        Ok(())
+    }
+
+    /// Forgets what earlier searches learned (a new game).
+    pub fn new_game(&mut self) {
+        self.players.clear();
+    }
+
+    fn player(&mut self, v: Variant) -> &mut AbPlayer {
+        if let Some(i) = self.players.iter().position(|(w, _)| *w == v) {
+            return &mut self.players[i].1;
+        }
+        let cfg = AbConfig {
+            learned: release_eval(v),
+            tb: self
+                .tables
+                .iter()
+                .find(|(w, _)| *w == v)
+                .map(|(_, t)| t.clone()),
+            ..AbConfig::default()
+        };
+        self.players
+            .push((v, AbPlayer::new(cfg, Limits::default(), "engine")));
+        &mut self.players.last_mut().expect("just pushed").1
+    }
+
+    /// The engine's analysis of the game's current position within `budget`: its best
+    /// turn (`None` when the game is over), score in hundredths of a piece for the side
+    /// to move, line, depth and nodes.
+    ///
+    /// # Errors
+    /// [`EngineError::Budget`] for a budget out of range.
+    pub fn analyse(&mut self, game: &Game, budget: Budget) -> Result<Analysis, EngineError> {
+        let limits = budget.limits()?;
+        Ok(match &game.state {
+            State::Telo(v) => {
+                let pos = v.last().expect("a game has a position");
+                analyse_telo(pos, telo_solution())
+            }
+            State::Fanorona(h) => {
+                if h.outcome().is_some() {
+                    // Over by repetition (the position alone may not know).
+                    return Ok(Analysis {
+                        fen: h.position().fen(),
+                        best: None,
+                        score: None,
+                        pv: Vec::new(),
+                        depth: 0,
+                        nodes: 0,
+                        seconds: 0.0,
+                    });
+                }
+                let player = self.player(h.position().variant());
+                player.set_limits(limits);
+                analyse(player, h)
+            }
+        })
+    }
+
+    /// The engine's turn in notation for the game's current position (`None` when the
+    /// game is over).
+    ///
+    /// # Errors
+    /// As [`Engine::analyse`].
+    pub fn best(&mut self, game: &Game, budget: Budget) -> Result<Option<String>, EngineError> {
+        Ok(self.analyse(game, budget)?.best)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_built_in_evaluations_are_the_release_files() {
+        for v in [Variant::Tsivy, Variant::Dimy] {
+            let e = release_eval(v).expect("built in");
+            assert_eq!(e.variant(), v);
+        }
+        assert!(release_eval(Variant::Telo).is_none());
+    }
+
+    #[test]
+    fn bad_input_is_named() {
+        assert_eq!(Game::new("chess").unwrap_err().code(), 1);
+        let e = Game::from_fen("not a fen").unwrap_err();
+        assert_eq!(e.code(), 2);
+        assert!(e.to_string().contains("not a fen"), "{e}");
+        let mut g = Game::new("tsivy").unwrap();
+        let e = g.play("a1a9").unwrap_err();
+        assert_eq!(e.code(), 3);
+        assert!(e.to_string().contains("a1a9"), "{e}");
+        assert_eq!(g.history().len(), 0);
+        let mut eng = Engine::new();
+        assert_eq!(eng.analyse(&g, Budget::Depth(0)).unwrap_err().code(), 5);
+        assert_eq!(eng.analyse(&g, Budget::Millis(0)).unwrap_err().code(), 5);
+        let e = eng
+            .set_tables("dimy", std::path::Path::new("/no/such/dir"))
+            .unwrap_err();
+        assert_eq!(e.code(), 6);
+    }
+
+    #[test]
+    fn whole_games_of_every_board_against_the_engine_end_and_undo() {
+        for board in ["telo", "dimy", "tsivy"] {
+            let mut g = Game::new(board).unwrap();
+            let mut eng = Engine::new();
+            let mut turns = 0;
+            while g.outcome().is_none() && turns < 400 {
+                let legal = g.turns();
+                let best = eng.best(&g, Budget::Depth(2)).unwrap().unwrap();
+                assert!(legal.contains(&best), "{board}: {best} not in {legal:?}");
+                g.play(&best).unwrap();
+                turns += 1;
+            }
+            assert_eq!(g.history().len(), turns);
+            if let Some(o) = g.outcome() {
+                assert_eq!(g.result(), o.name());
+                assert!(g.turns().is_empty());
+                assert!(matches!(g.play("a1b1"), Err(EngineError::Over(_))));
+                assert_eq!(eng.best(&g, Budget::Depth(2)).unwrap(), None);
+            }
+            // The history replays from the start to the same position.
+            let mut again = Game::new(board).unwrap();
+            for t in g.history() {
+                again.play(&t).unwrap();
+            }
+            assert_eq!(again.fen(), g.fen());
+            while g.undo() {}
+            assert_eq!(g.fen(), Game::new(board).unwrap().fen());
+        }
+    }
+
+    #[test]
+    fn a_fen_round_trips() {
+        let g = Game::new("dimy").unwrap();
+        let h = Game::from_fen(&g.fen()).unwrap();
+        assert_eq!(h.fen(), g.fen());
+        assert_eq!(h.board(), "dimy");
+        assert_eq!(h.side(), "white");
+    }
+}
