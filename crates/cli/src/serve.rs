@@ -12,10 +12,10 @@ use axum::http::{StatusCode, header};
 use axum::response::{IntoResponse, Response};
 use axum::routing::{get, post};
 use clap::Args;
+use fanorona_engine::api;
 use fanorona_nn::checkpoint;
 use fanorona_nn::spec::NetSource;
-use fanorona_rules::notation::{format_turn, parse_turn};
-use fanorona_rules::{AnyPosition, Game, Outcome, PointStyle, RuleOptions, TurnMode, Variant};
+use fanorona_rules::{AnyPosition, Variant};
 use fanorona_search::Analysis;
 use serde_json::{Value, json};
 use std::collections::HashMap;
@@ -166,40 +166,13 @@ fn param<'a>(q: &'a HashMap<String, String>, key: &str) -> std::result::Result<&
         .ok_or_else(|| ApiError::bad(format!("missing `{key}`")))
 }
 
-/// Rule options from `rules=vela=black,vela_form=kely` (empty: the defaults).
-fn rules_of(text: Option<&str>) -> std::result::Result<RuleOptions, ApiError> {
-    let mut rules = RuleOptions::default();
-    for pair in text
-        .unwrap_or("")
-        .split(',')
-        .filter(|s| !s.trim().is_empty())
-    {
-        rules
-            .set_pair(pair)
-            .map_err(|e| ApiError::bad(format!("rules: {e}")))?;
-    }
-    Ok(rules)
-}
-
-fn position(fen: &str, rules: RuleOptions) -> std::result::Result<AnyPosition, ApiError> {
-    AnyPosition::from_fen(fen.trim(), rules)
-        .map_err(|e| ApiError::bad(format!("fen `{}`: {e}", fen.trim())))
-}
-
-fn result_name(o: Option<Outcome>) -> &'static str {
-    o.map_or("ongoing", |o| o.name())
-}
-
-fn rules_text(r: &RuleOptions) -> String {
-    let mut parts = Vec::new();
-    if let Some(v) = r.vela {
-        parts.push(format!("vela={}", v.name()));
-        parts.push(format!("vela_form={}", r.vela_form));
-    }
-    if !r.reply_chains {
-        parts.push("reply_chains=false".into());
-    }
-    parts.join(",")
+/// A GET's parameters as the JSON object the API functions read.
+fn query_json(q: &HashMap<String, String>) -> Value {
+    Value::Object(
+        q.iter()
+            .map(|(k, v)| (k.clone(), Value::String(v.clone())))
+            .collect(),
+    )
 }
 
 async fn info(State(s): State<Arc<ServerState>>) -> ApiResult {
@@ -214,15 +187,7 @@ async fn info(State(s): State<Arc<ServerState>>) -> ApiResult {
             )
         })
         .collect();
-    let starts: HashMap<&str, String> = [Variant::Tsivy, Variant::Dimy, Variant::Telo]
-        .into_iter()
-        .map(|v| {
-            (
-                v.name(),
-                AnyPosition::start(v, RuleOptions::default()).fen(),
-            )
-        })
-        .collect();
+    let starts = api::starts();
     Ok(axum::Json(json!({
         "engine": s.engine,
         "max_time_ms": s.max_time.as_millis() as u64,
@@ -231,69 +196,10 @@ async fn info(State(s): State<Arc<ServerState>>) -> ApiResult {
     })))
 }
 
-/// `GET /api/legal?fen=F[&rules=R]` (or `variant=V` for its start under the rules, the
-/// vela start included): every legal turn (each capture path) in notation, the
-/// step-level actions, the side to move and the result.
+/// `GET /api/legal` ([`api::legal`]).
 async fn legal(Query(q): Params) -> ApiResult {
-    let rules = rules_of(q.get("rules").map(String::as_str))?;
-    let fen = match (param(&q, "fen"), q.get("variant")) {
-        (Ok(f), _) => f.to_string(),
-        (Err(_), Some(v)) => start_fen(v, rules)?,
-        (Err(e), None) => return Err(e),
-    };
-    blocking(move || {
-        Ok(match position(&fen, rules)? {
-            AnyPosition::Fanorona(p) => {
-                let turns: Vec<String> = if p.outcome().is_some() {
-                    Vec::new()
-                } else {
-                    p.turns(TurnMode::Paths)
-                        .iter()
-                        .map(|t| format_turn(&p, t, PointStyle::Algebraic))
-                        .collect()
-                };
-                let openings: Vec<String> = if p.ply() == 0 && p.outcome().is_none() {
-                    p.turns(TurnMode::Distinct)
-                        .iter()
-                        .map(|t| format_turn(&p, t, PointStyle::Algebraic))
-                        .collect()
-                } else {
-                    Vec::new()
-                };
-                json!({
-                    "fen": p.fen(), "variant": p.variant().name(),
-                    "side": p.side_to_move().name(), "turns": turns,
-                    "actions": actions(&p), "result": result_name(p.outcome()),
-                    "openings": openings, "rules": rules_text(p.rules()),
-                    "vela_phase": p.vela_phase().map(|c| c.name()),
-                })
-            }
-            AnyPosition::Telo(t) => {
-                let turns: Vec<String> = if t.outcome().is_some() {
-                    Vec::new()
-                } else {
-                    t.moves().into_iter().map(|m| t.format_move(m)).collect()
-                };
-                json!({
-                    "fen": t.fen(), "variant": "telo", "side": t.side_to_move().name(),
-                    "turns": turns, "actions": actions(&t), "result": result_name(t.outcome()),
-                    "openings": [], "rules": "", "vela_phase": null,
-                })
-            }
-        })
-    })
-    .await
-}
-
-/// The step-level actions of a position: index and name.
-fn actions<G: Game>(g: &G) -> Vec<Value> {
-    let mut v = Vec::new();
-    if g.outcome().is_none() {
-        g.legal_actions(&mut v);
-    }
-    v.into_iter()
-        .map(|a| json!({ "index": a, "name": g.action_name(a) }))
-        .collect()
+    let q = query_json(&q);
+    blocking(move || api::legal(&q).map_err(ApiError::bad)).await
 }
 
 fn body_json(body: &str) -> std::result::Result<Value, ApiError> {
@@ -301,39 +207,10 @@ fn body_json(body: &str) -> std::result::Result<Value, ApiError> {
         .map_err(|e| ApiError::bad(format!("the request body is not JSON: {e}")))
 }
 
-fn field<'a>(v: &'a Value, key: &str) -> std::result::Result<&'a str, ApiError> {
-    v.get(key)
-        .and_then(Value::as_str)
-        .ok_or_else(|| ApiError::bad(format!("missing string field `{key}`")))
-}
-
-/// `POST /api/play` `{"fen": F, "turn": T[, "rules": R]}`: the position after the turn.
+/// `POST /api/play` ([`api::play`]).
 async fn play(body: String) -> ApiResult {
     let v = body_json(&body)?;
-    let fen = field(&v, "fen")?.to_string();
-    let turn = field(&v, "turn")?.to_string();
-    let rules = rules_of(v.get("rules").and_then(Value::as_str))?;
-    blocking(move || match position(&fen, rules)? {
-        AnyPosition::Fanorona(mut p) => {
-            if p.outcome().is_some() {
-                return Err(ApiError::bad(format!("fen `{fen}`: the game is over")));
-            }
-            let t = parse_turn(&p, &turn).map_err(ApiError::bad)?;
-            let text = format_turn(&p, &t, PointStyle::Algebraic);
-            p.play_unchecked(&t);
-            Ok(json!({ "fen": p.fen(), "turn": text, "result": result_name(p.outcome()) }))
-        }
-        AnyPosition::Telo(mut t) => {
-            if t.outcome().is_some() {
-                return Err(ApiError::bad(format!("fen `{fen}`: the game is over")));
-            }
-            let m = t.parse_move(&turn).map_err(ApiError::bad)?;
-            let text = t.format_move(m);
-            t.play_unchecked(m);
-            Ok(json!({ "fen": t.fen(), "turn": text, "result": result_name(t.outcome()) }))
-        }
-    })
-    .await
+    blocking(move || api::play(&v).map_err(ApiError::bad)).await
 }
 
 /// The spec with the server's time cap applied.
@@ -359,7 +236,7 @@ fn capped(mut spec: EngineSpec, cap: Duration) -> EngineSpec {
 /// `GET /api/analyze?fen=F[&engine=SPEC][&rules=R]`: the fields of `fanorona analyze --json`.
 async fn analyze_route(State(s): State<Arc<ServerState>>, Query(q): Params) -> ApiResult {
     let fen = param(&q, "fen")?.to_string();
-    let rules = rules_of(q.get("rules").map(String::as_str))?;
+    let rules = api::rules_of(q.get("rules").map(String::as_str)).map_err(ApiError::bad)?;
     let engine = q
         .get("engine")
         .filter(|e| !e.trim().is_empty())
@@ -369,7 +246,7 @@ async fn analyze_route(State(s): State<Arc<ServerState>>, Query(q): Params) -> A
         EngineSpec::parse_with_threads(&engine, crate::engine::cores()).map_err(ApiError::bad)?;
     let spec = capped(spec, s.max_time);
     blocking(move || {
-        let pos = position(&fen, rules)?;
+        let pos = api::position(&fen, rules).map_err(ApiError::bad)?;
         let tb = match &pos {
             AnyPosition::Fanorona(p) => crate::tb_cmd::tb_json(p, None),
             AnyPosition::Telo(_) => None,
@@ -392,7 +269,7 @@ async fn analyze_route(State(s): State<Arc<ServerState>>, Query(q): Params) -> A
 /// release network of the variant.
 async fn net(Query(q): Params) -> ApiResult {
     let fen = param(&q, "fen")?.to_string();
-    let rules = rules_of(q.get("rules").map(String::as_str))?;
+    let rules = api::rules_of(q.get("rules").map(String::as_str)).map_err(ApiError::bad)?;
     let ckpt = match q.get("ckpt").map(String::as_str) {
         None | Some("") => NetSource::Release,
         Some("none") => NetSource::Fresh,
@@ -427,7 +304,7 @@ async fn net(Query(q): Params) -> ApiResult {
                 })).collect::<Vec<_>>(),
             }))
         }
-        match position(&fen, rules)? {
+        match api::position(&fen, rules).map_err(ApiError::bad)? {
             AnyPosition::Fanorona(p) => evaluate(&p, &spec),
             AnyPosition::Telo(t) => evaluate(&t, &spec),
         }
@@ -435,123 +312,8 @@ async fn net(Query(q): Params) -> ApiResult {
     .await
 }
 
-/// The start of variant `v` under `rules`.
-fn start_fen(v: &str, rules: RuleOptions) -> std::result::Result<String, ApiError> {
-    let variant: Variant = v
-        .parse()
-        .map_err(|e| ApiError::bad(format!("variant: {e}")))?;
-    Ok(match variant {
-        Variant::Telo if rules.vela.is_some() => {
-            return Err(ApiError::bad("rules: telo has no vela"));
-        }
-        v => AnyPosition::start(v, rules).fen(),
-    })
-}
-
-/// `POST /api/replay` `{"turns": [TURN, ...] | "actions": [INDEX, ...], "fen": F | "variant": V[, "rules": R]}`:
-/// every position of a game at the end of each turn, and the turns in notation, for the
-/// game viewer. `turns` are notation (arena records); `actions` are step-level action
-/// indices (training records), grouped here into whole turns.
+/// `POST /api/replay` ([`api::replay`]).
 async fn replay(body: String) -> ApiResult {
     let v = body_json(&body)?;
-    let rules = rules_of(v.get("rules").and_then(Value::as_str))?;
-    let fen = match v.get("fen").and_then(Value::as_str) {
-        Some(f) => f.to_string(),
-        None => start_fen(field(&v, "variant")?, rules)?,
-    };
-    enum Moves {
-        Turns(Vec<String>),
-        Actions(Vec<usize>),
-    }
-    let moves = if let Some(t) = v.get("turns").and_then(Value::as_array) {
-        Moves::Turns(
-            t.iter()
-                .map(|t| t.as_str().map(str::to_string))
-                .collect::<Option<_>>()
-                .ok_or_else(|| ApiError::bad("`turns` must be strings"))?,
-        )
-    } else if let Some(a) = v.get("actions").and_then(Value::as_array) {
-        Moves::Actions(
-            a.iter()
-                .map(|x| x.as_u64().map(|x| x as usize))
-                .collect::<Option<_>>()
-                .ok_or_else(|| ApiError::bad("`actions` must be action indices"))?,
-        )
-    } else {
-        return Err(ApiError::bad("missing array field `turns` (or `actions`)"));
-    };
-    blocking(move || {
-        let mut fens = Vec::new();
-        let mut texts = Vec::new();
-        let result = match (position(&fen, rules)?, moves) {
-            (AnyPosition::Fanorona(mut p), Moves::Turns(turns)) => {
-                fens.push(p.fen());
-                for (i, text) in turns.iter().enumerate() {
-                    let t = parse_turn(&p, text)
-                        .map_err(|e| ApiError::bad(format!("turn {}: {e}", i + 1)))?;
-                    texts.push(format_turn(&p, &t, PointStyle::Algebraic));
-                    p.play_unchecked(&t);
-                    fens.push(p.fen());
-                }
-                result_name(p.outcome())
-            }
-            (AnyPosition::Fanorona(mut p), Moves::Actions(actions)) => {
-                fens.push(p.fen());
-                let points = p.variant().points();
-                let mut step = p;
-                let mut pending = Vec::new();
-                let mut legal = Vec::new();
-                for (i, &a) in actions.iter().enumerate() {
-                    legal.clear();
-                    if step.outcome().is_none() {
-                        step.legal_actions(&mut legal);
-                    }
-                    if !legal.contains(&a) {
-                        return Err(ApiError::bad(format!(
-                            "action {} ({a}) is not legal in the game at that point",
-                            i + 1
-                        )));
-                    }
-                    step.apply(a);
-                    pending
-                        .push(fanorona_rules::game::action_from_index(points, a).expect("legal"));
-                    if step.chain().is_none() {
-                        let t = p.turn_of_actions(&pending).ok_or_else(|| {
-                            ApiError::bad(format!("actions up to {} are not a whole turn", i + 1))
-                        })?;
-                        texts.push(format_turn(&p, &t, PointStyle::Algebraic));
-                        p.play_unchecked(&t);
-                        fens.push(p.fen());
-                        pending.clear();
-                    }
-                }
-                result_name(p.outcome())
-            }
-            (AnyPosition::Telo(mut t), moves) => {
-                fens.push(t.fen());
-                let n = match &moves {
-                    Moves::Turns(v) => v.len(),
-                    Moves::Actions(v) => v.len(),
-                };
-                for i in 0..n {
-                    let m = match &moves {
-                        Moves::Turns(v) => t
-                            .parse_move(&v[i])
-                            .map_err(|e| ApiError::bad(format!("turn {}: {e}", i + 1)))?,
-                        Moves::Actions(v) => fanorona_rules::game::telo_action_from_index(v[i])
-                            .filter(|m| t.moves().contains(m))
-                            .ok_or_else(|| {
-                                ApiError::bad(format!("action {} ({}) is not legal", i + 1, v[i]))
-                            })?,
-                    };
-                    texts.push(t.format_move(m));
-                    t.play_unchecked(m);
-                    fens.push(t.fen());
-                }
-                result_name(t.outcome())
-            }
-        };
-        Ok(json!({ "fens": fens, "turns": texts, "result": result }))
-    })
-    .await
+    blocking(move || api::replay(&v).map_err(ApiError::bad)).await
 }

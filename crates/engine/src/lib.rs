@@ -20,7 +20,10 @@
 use fanorona_rules::notation::{PointStyle, format_turn, parse_turn};
 use fanorona_rules::telo::TeloPosition;
 use fanorona_rules::{AnyPosition, History, Outcome, RuleOptions, TurnMode, Variant};
+pub mod api;
+
 pub use fanorona_search::Analysis;
+pub use fanorona_search::settings::parse_duration;
 use fanorona_search::{
     AbConfig, AbPlayer, LearnedEval, Limits, analyse, analyse_telo, telo_solution,
 };
@@ -134,6 +137,11 @@ impl Game {
                 fen: fen.to_string(),
                 reason: e.to_string(),
             })
+    }
+
+    /// A game from a position (under its own rules: vela, reply chains).
+    pub fn from_position(pos: AnyPosition) -> Game {
+        Game::from_any(pos)
     }
 
     fn from_any(pos: AnyPosition) -> Game {

@@ -18,7 +18,8 @@ use fanorona_rules::{History, Outcome, Position, Turn, TurnMode};
 use fanorona_tb::{Tablebase, Wdl};
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering::Relaxed};
-use std::time::{Duration, Instant};
+use std::time::Duration;
+use web_time::Instant;
 
 /// Score of a win found at the root: a win in `n` turns scores `MATE - n`.
 pub const MATE: i32 = 1_000_000;

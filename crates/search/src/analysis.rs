@@ -7,7 +7,7 @@ use fanorona_rules::History;
 use fanorona_rules::PointStyle;
 use fanorona_rules::notation::format_turn;
 use fanorona_rules::telo::{TeloPosition, TeloSolution, TeloValue};
-use std::time::Instant;
+use web_time::Instant;
 
 /// What an analysis found.
 #[derive(Clone, Debug, PartialEq)]

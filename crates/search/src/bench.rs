@@ -6,7 +6,7 @@ use crate::ab::{AbConfig, AlphaBeta, Limits};
 use crate::learned::LearnedEval;
 use fanorona_rules::{Position, RuleOptions};
 use std::sync::Arc;
-use std::time::Instant;
+use web_time::Instant;
 
 /// Positions reached by random play (tsivy and dimy, from the perft fixtures), each
 /// with at least 5 legal turns.

@@ -22,7 +22,7 @@ use fanorona_rules::{Color, History, Outcome, Position, Turn, TurnMode};
 use fanorona_tb::Tablebase;
 use std::collections::HashMap;
 use std::sync::Arc;
-use std::time::Instant;
+use web_time::Instant;
 
 /// Settings of [`TurnGuard`].
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

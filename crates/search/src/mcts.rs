@@ -812,7 +812,7 @@ impl<G: Game> Mcts<G> {
         &mut self,
         eval: &mut E,
         sims: u32,
-        deadline: Option<std::time::Instant>,
+        deadline: Option<web_time::Instant>,
     ) {
         let Some(deadline) = deadline else {
             return self.run(eval, sims);
@@ -822,7 +822,7 @@ impl<G: Game> Mcts<G> {
         loop {
             let done = self.visits() - start;
             if self.visits() >= cap
-                || (done >= MIN_TIMED_SIMS && std::time::Instant::now() >= deadline)
+                || (done >= MIN_TIMED_SIMS && web_time::Instant::now() >= deadline)
             {
                 break;
             }

@@ -9,7 +9,7 @@ use fanorona_rules::telo::TeloPosition;
 use fanorona_rules::{Game, History, Position};
 use fanorona_tb::{Tablebase, Wdl};
 use std::sync::Arc;
-use std::time::Instant;
+use web_time::Instant;
 
 /// The most of a timed turn the guard may spend deepening its judgement (its 2-turn pass
 /// always completes): the rest is the network's. At 50 ms a turn a fixed 8-turn tsivy

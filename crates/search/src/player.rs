@@ -193,7 +193,7 @@ pub fn play_game_adjudicated(
         } else {
             &mut *black
         };
-        let clock = std::time::Instant::now();
+        let clock = web_time::Instant::now();
         let choice = player.choose(&game);
         let k = usize::from(side == Color::Black);
         seconds[k] += clock.elapsed().as_secs_f64();

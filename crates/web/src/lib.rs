@@ -1,0 +1,260 @@
+//! The rules and the engine in WebAssembly (wasm-bindgen), for a web page (in a Web
+//! Worker, so that the page stays responsive while it thinks) or node: the same code as
+//! the native crates, through [`fanorona_engine`], with the release's learned evaluation
+//! inside the `.wasm`.
+//!
+//! Built by `crates/web/build.sh` (`wasm32-unknown-unknown`, then `wasm-bindgen`); from
+//! JavaScript:
+//!
+//! ```js
+//! import init, { Game, Engine } from "./pkg/fanorona_web.js";
+//! await init();
+//! const game = new Game("tsivy");
+//! const engine = new Engine();
+//! const a = JSON.parse(engine.analyse(game, "millis", 500));
+//! game.play(a.best);
+//! ```
+//!
+//! Errors come back as JavaScript exceptions whose message names the input.
+
+use fanorona_engine::{Budget, EngineError};
+use wasm_bindgen::prelude::*;
+
+fn js(e: EngineError) -> JsError {
+    JsError::new(&e.to_string())
+}
+
+/// One game of any board, played turn by turn in notation.
+#[wasm_bindgen]
+#[derive(Debug, Clone)]
+pub struct Game {
+    game: fanorona_engine::Game,
+}
+
+#[wasm_bindgen]
+impl Game {
+    /// The start of `board`: `"tsivy"`, `"dimy"` or `"telo"`.
+    ///
+    /// # Errors
+    /// An unknown board.
+    #[wasm_bindgen(constructor)]
+    pub fn new(board: &str) -> Result<Game, JsError> {
+        Ok(Game {
+            game: fanorona_engine::Game::new(board).map_err(js)?,
+        })
+    }
+
+    /// The position a FEN describes.
+    ///
+    /// # Errors
+    /// A FEN that cannot be read, named with the reason.
+    #[wasm_bindgen(js_name = fromFen)]
+    pub fn from_fen(fen: &str) -> Result<Game, JsError> {
+        Ok(Game {
+            game: fanorona_engine::Game::from_fen(fen).map_err(js)?,
+        })
+    }
+
+    /// `"tsivy"`, `"dimy"` or `"telo"`.
+    pub fn board(&self) -> String {
+        self.game.board().into()
+    }
+
+    /// The current position in FEN.
+    pub fn fen(&self) -> String {
+        self.game.fen()
+    }
+
+    /// `"white"` or `"black"`.
+    pub fn side(&self) -> String {
+        self.game.side().into()
+    }
+
+    /// The legal turns in notation (empty when the game is over).
+    pub fn turns(&self) -> Vec<String> {
+        self.game.turns()
+    }
+
+    /// Plays a turn in notation.
+    ///
+    /// # Errors
+    /// A malformed or illegal turn, or a game that is over; the game is unchanged.
+    pub fn play(&mut self, turn: &str) -> Result<(), JsError> {
+        self.game.play(turn).map_err(js)
+    }
+
+    /// Takes back the last turn; false when none was played.
+    pub fn undo(&mut self) -> bool {
+        self.game.undo()
+    }
+
+    /// The turns played, in notation.
+    pub fn history(&self) -> Vec<String> {
+        self.game.history()
+    }
+
+    /// `"ongoing"`, `"white"`, `"black"` or `"draw"`.
+    pub fn result(&self) -> String {
+        self.game.result().into()
+    }
+
+    /// An independent copy.
+    #[wasm_bindgen(js_name = clone)]
+    pub fn copy(&self) -> Game {
+        Clone::clone(self)
+    }
+}
+
+/// The engine: alpha-beta with the release's learned evaluation (telo solved exactly).
+#[wasm_bindgen]
+#[derive(Debug, Default)]
+pub struct Engine {
+    engine: fanorona_engine::Engine,
+}
+
+fn budget(kind: &str, amount: f64) -> Result<Budget, JsError> {
+    if !(amount.is_finite() && amount >= 1.0) {
+        return Err(JsError::new(&format!("budget {amount}: at least 1")));
+    }
+    // Saturating: past u64 is past any budget.
+    let n = amount as u64;
+    match kind {
+        "depth" => Ok(Budget::Depth(u32::try_from(n).unwrap_or(u32::MAX))),
+        "nodes" => Ok(Budget::Nodes(n)),
+        "millis" => Ok(Budget::Millis(n)),
+        k => Err(JsError::new(&format!(
+            "budget kind `{k}`: depth, nodes or millis"
+        ))),
+    }
+}
+
+#[wasm_bindgen]
+impl Engine {
+    /// A new engine (its hash kept between turns).
+    #[wasm_bindgen(constructor)]
+    pub fn new() -> Engine {
+        Engine::default()
+    }
+
+    /// The engine's turn for the game's position within a budget (`kind` `"depth"`,
+    /// `"nodes"` or `"millis"`); `undefined` when the game is over.
+    ///
+    /// # Errors
+    /// A bad budget.
+    pub fn best(
+        &mut self,
+        game: &Game,
+        kind: &str,
+        amount: f64,
+    ) -> Result<Option<String>, JsError> {
+        self.engine
+            .best(&game.game, budget(kind, amount)?)
+            .map_err(js)
+    }
+
+    /// The engine's analysis as JSON, the fields of `fanorona analyze --json`: fen,
+    /// best, score (hundredths of a piece for the side to move), pv, depth, nodes, mate,
+    /// seconds, nodes_per_second.
+    ///
+    /// # Errors
+    /// A bad budget.
+    pub fn analyse(&mut self, game: &Game, kind: &str, amount: f64) -> Result<String, JsError> {
+        Ok(self
+            .engine
+            .analyse(&game.game, budget(kind, amount)?)
+            .map_err(js)?
+            .to_json()
+            .to_string())
+    }
+
+    /// Forgets what earlier searches learned (a new game).
+    #[wasm_bindgen(js_name = newGame)]
+    pub fn new_game(&mut self) {
+        self.engine.new_game();
+    }
+}
+
+/// The page's JSON API (`docs/API.md`) without a server, for the offline page's Web
+/// Worker: `/api/info`, `/api/legal`, `/api/play`, `/api/replay` are `fanorona serve`'s
+/// own code ([`fanorona_engine::api`]); `/api/analyze` is the built-in engine (alpha-beta
+/// with the release's learned evaluation) for the time an `ab:time=...` or
+/// `mcts:time=...` spec names (1 s otherwise, 10 s at most); `/api/net` (the network)
+/// is the server's alone.
+#[wasm_bindgen]
+#[derive(Debug, Default)]
+pub struct Api {
+    engine: fanorona_engine::Engine,
+}
+
+/// The page's default search time and the most a request may ask.
+const DEFAULT_MS: u64 = 1000;
+const MAX_MS: u64 = 10_000;
+
+/// The time an engine spec names (`ab:time=500ms`, `mcts:depth=3,time=2s`), in ms.
+fn spec_millis(spec: &str) -> u64 {
+    spec.split([':', ','])
+        .find_map(|kv| kv.trim().strip_prefix("time="))
+        .and_then(fanorona_engine::parse_duration)
+        .map_or(DEFAULT_MS, |d| {
+            u64::try_from(d.as_millis()).unwrap_or(MAX_MS)
+        })
+        .clamp(1, MAX_MS)
+}
+
+#[wasm_bindgen]
+impl Api {
+    /// The API with its engine.
+    #[wasm_bindgen(constructor)]
+    pub fn new() -> Api {
+        Api::default()
+    }
+
+    /// Answers `path` (`/api/legal`, ...) for a request given as JSON (a GET's
+    /// parameters as strings, or a POST's body); the answer is JSON.
+    ///
+    /// # Errors
+    /// A bad request, with the server's message.
+    pub fn call(&mut self, path: &str, request: &str) -> Result<String, JsError> {
+        self.answer(path, request)
+            .map(|v| v.to_string())
+            .map_err(|e| JsError::new(&e))
+    }
+}
+
+impl Api {
+    fn answer(&mut self, path: &str, request: &str) -> fanorona_engine::api::ApiResult {
+        use fanorona_engine::api;
+        let q: serde_json::Value =
+            serde_json::from_str(request).map_err(|e| format!("the request is not JSON: {e}"))?;
+        match path {
+            "/api/info" => Ok(serde_json::json!({
+                "engine": "ab:time=1s",
+                "max_time_ms": MAX_MS,
+                "release": {},
+                "starts": api::starts(),
+                "offline": true,
+            })),
+            "/api/legal" => api::legal(&q),
+            "/api/play" => api::play(&q),
+            "/api/replay" => api::replay(&q),
+            "/api/analyze" => {
+                let fen = api::field(&q, "fen")?;
+                let rules = api::request_rules(&q)?;
+                let spec = api::opt_str(&q, "engine").unwrap_or("ab:time=1s");
+                let game = fanorona_engine::Game::from_position(api::position(fen, rules)?);
+                let a = self
+                    .engine
+                    .analyse(&game, Budget::Millis(spec_millis(spec)))
+                    .map_err(|e| e.to_string())?;
+                let mut v = a.to_json();
+                v["engine"] = format!("ab:time={}ms", spec_millis(spec)).into();
+                Ok(v)
+            }
+            "/api/net" => Err(
+                "the network's view needs `fanorona serve`: the offline page has the engine alone"
+                    .into(),
+            ),
+            p => Err(format!("no such API call `{p}`")),
+        }
+    }
+}
