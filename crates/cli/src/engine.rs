@@ -10,12 +10,15 @@ use fanorona_rules::Variant;
 use fanorona_search::Player;
 
 /// Parses the spec of an engine that searches one position at a time (`play`,
-/// `analyze`, `serve`): `ab` takes every core unless it says `threads=N`.
+/// `analyze`, `serve`): `ab` takes every core unless it says `threads=N`, and the
+/// endgame tables found in the default folder unless it names some (or `tb=none`).
 ///
 /// # Errors
 /// A bad spec, as an input error.
 pub fn parse_interactive(spec: &str) -> Result<EngineSpec> {
-    EngineSpec::parse_with_threads(spec, cores()).map_err(input_err)
+    Ok(EngineSpec::parse_with_threads(spec, cores())
+        .map_err(input_err)?
+        .with_found_tables(&fanorona_tb::default_dir()))
 }
 
 /// The machine's cores, the threads an interactive search may take.

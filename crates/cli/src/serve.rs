@@ -243,7 +243,7 @@ async fn analyze_route(State(s): State<Arc<ServerState>>, Query(q): Params) -> A
         .cloned()
         .unwrap_or_else(|| s.engine.clone());
     let spec =
-        EngineSpec::parse_with_threads(&engine, crate::engine::cores()).map_err(ApiError::bad)?;
+        crate::engine::parse_interactive(&engine).map_err(|e| ApiError::bad(format!("{e:#}")))?;
     let spec = capped(spec, s.max_time);
     blocking(move || {
         let pos = api::position(&fen, rules).map_err(ApiError::bad)?;

@@ -63,12 +63,7 @@ pub struct ProbeArgs {
     pub json: bool,
 }
 
-/// Where tables are kept unless a command says: `$FANORONA_TB`, else
-/// `checkpoints/tablebases` under the working folder.
-pub fn default_dir() -> PathBuf {
-    std::env::var_os("FANORONA_TB")
-        .map_or_else(|| PathBuf::from("checkpoints/tablebases"), PathBuf::from)
-}
+pub use fanorona_tb::default_dir;
 
 /// The tables' answer for `pos` as JSON (`{"wdl", "dtc", "best"}`), when the tables of its
 /// board are in `dir` (default [`default_dir`]) and cover it; read once a process.
@@ -115,6 +110,16 @@ fn build(a: BuildArgs) -> Result<()> {
         bytes as f64 / 1e6,
         t0.elapsed().as_secs_f64()
     );
+    if dir == default_dir() {
+        println!(
+            "play, analyze, serve, uci and Python's Engine() find them there (their players without tb=)"
+        );
+    } else {
+        println!(
+            "players use them with tb={0} (or FANORONA_TB={0} for play, analyze, serve, uci and Python's Engine())",
+            dir.display()
+        );
+    }
     Ok(())
 }
 

@@ -1950,6 +1950,19 @@ fn tablebases_build_probe_and_analyze() {
         (Some("c3b3(+1)"), Some(1)),
         "{e}"
     );
+    // Tables in the default folder ($FANORONA_TB) are the interactive players' without
+    // a tb= option; tb=none keeps a player without them.
+    let found = |engine: &str| {
+        json(
+            &Command::new(env!("CARGO_BIN_EXE_fanorona"))
+                .args(["analyze", "--fen", fen, "--engine", engine, "--json"])
+                .env("FANORONA_TB", d)
+                .output()
+                .expect("runs"),
+        )
+    };
+    assert_eq!(found("ab:depth=6")["nodes"].as_u64(), Some(1));
+    assert!(found("ab:depth=6,tb=none")["nodes"].as_u64() > Some(1));
     // The benchmark: probes alone and inside alpha-beta, with the counts it checks.
     let b = json(&fanorona(&[
         "bench",

@@ -60,9 +60,9 @@ pub enum EngineSpec {
         /// A learned evaluation's file (`eval=FILE`; see `fanorona_search::learned`),
         /// read when the player is made.
         eval: Option<std::path::PathBuf>,
-        /// Endgame tables' folder (`tb=DIR`; docs/tablebases.md), read when the player is
-        /// made (once a process).
-        tb: Option<std::path::PathBuf>,
+        /// Endgame tables (`tb=DIR`; docs/tablebases.md), read when the player is made
+        /// (once a process).
+        tb: Tables,
     },
     /// Uniformly random turns.
     Random {
@@ -87,10 +87,47 @@ pub enum EngineSpec {
         /// The evaluation of the guard's and the blend's alpha-beta searches
         /// (`ab_eval=FILE|release|none`; `MctsPlayer::with_ab_eval`).
         ab_eval: AbEvalSource,
-        /// Endgame tables' folder (`tb=DIR`; `MctsPlayer::with_tables`), read when the
-        /// player is made (once a process).
-        tb: Option<std::path::PathBuf>,
+        /// Endgame tables (`tb=DIR`; `MctsPlayer::with_tables`), read when the player is
+        /// made (once a process).
+        tb: Tables,
     },
+}
+
+/// Where a player's endgame tables come from.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Tables {
+    /// None named: none for the arena's players, the found ones for the interactive
+    /// players ([`EngineSpec::with_found_tables`]).
+    Default,
+    /// `tb=none`: none, wherever the player plays.
+    Off,
+    /// `tb=DIR`: the tables of the game's board must be there.
+    Dir(std::path::PathBuf),
+    /// The default folder ([`fanorona_tb::default_dir`]), used when it holds the
+    /// board's tables: the interactive players' default ([`EngineSpec::with_found_tables`]).
+    Found(std::path::PathBuf),
+}
+
+impl Tables {
+    fn parse(v: &str) -> Option<Tables> {
+        match v {
+            "" => None,
+            "none" => Some(Tables::Off),
+            d => Some(Tables::Dir(d.into())),
+        }
+    }
+
+    /// The tables of `variant`, if any.
+    ///
+    /// # Errors
+    /// `tb=DIR` without the board's tables, or damaged ones.
+    pub fn load(&self, variant: Variant) -> Result<Option<Arc<Tablebase>>> {
+        Ok(match self {
+            Tables::Default | Tables::Off => None,
+            Tables::Dir(d) => Some(load_tables(d, variant)?),
+            Tables::Found(d) => load_tables(d, variant).ok(),
+        })
+    }
 }
 
 /// The network an `mcts` spec plays with.
@@ -181,14 +218,12 @@ impl EngineSpec {
             "ab" => {
                 let mut ab = AbSettings::default();
                 let mut eval = None;
-                let mut tb = None;
+                let mut tb = Tables::Default;
                 for (k, v) in pairs {
                     match k {
                         "tb" => {
-                            if v.is_empty() {
-                                return Err(bad(k, v, "a folder of endgame tables"));
-                            }
-                            tb = Some(v.into());
+                            tb = Tables::parse(v)
+                                .ok_or_else(|| bad(k, v, "a folder of endgame tables, or none"))?;
                         }
                         "eval" => {
                             if v.is_empty() {
@@ -226,14 +261,12 @@ impl EngineSpec {
                 let mut seed = 0;
                 let mut reuse = false;
                 let mut ab_eval = AbEvalSource::Default;
-                let mut tb = None;
+                let mut tb = Tables::Default;
                 for (k, v) in pairs {
                     match k {
                         "tb" => {
-                            if v.is_empty() {
-                                return Err(bad(k, v, "a folder of endgame tables"));
-                            }
-                            tb = Some(v.into());
+                            tb = Tables::parse(v)
+                                .ok_or_else(|| bad(k, v, "a folder of endgame tables, or none"))?;
                         }
                         "ab_eval" => {
                             ab_eval = match v {
@@ -339,9 +372,7 @@ impl EngineSpec {
                 if let Some(path) = eval {
                     cfg.learned = Some(load_learned(path, variant)?);
                 }
-                if let Some(dir) = tb {
-                    cfg.tb = Some(load_tables(dir, variant)?);
-                }
+                cfg.tb = tb.load(variant)?;
                 Box::new(AbPlayer::new(cfg, *limits, name))
             }
             EngineSpec::Random { seed } => Box::new(RandomPlayer::new(*seed)),
@@ -355,10 +386,7 @@ impl EngineSpec {
             } => {
                 let settings = self.settings(variant)?;
                 let learned = self.ab_eval(variant)?;
-                let tables = match tb {
-                    Some(dir) => Some(load_tables(dir, variant)?),
-                    None => None,
-                };
+                let tables = tb.load(variant)?;
                 let eval = self.evaluator(variant, device)?;
                 let budget = Limits {
                     nodes: Some((*sims).into()),
@@ -394,8 +422,22 @@ impl EngineSpec {
             seed: 0,
             reuse: false,
             ab_eval: AbEvalSource::Off,
-            tb: None,
+            tb: Tables::Default,
         }
+    }
+
+    /// The spec of an interactive player (`play`, `analyze`, `serve`, Python's
+    /// `Engine`): one that names no tables uses those in `dir` (the default folder,
+    /// [`fanorona_tb::default_dir`]) when it holds the board's; `tb=none` keeps it
+    /// without. The arena's players use only the tables they name, so that a match
+    /// compares what its specs say.
+    pub fn with_found_tables(mut self, dir: &std::path::Path) -> EngineSpec {
+        if let EngineSpec::Ab { tb, .. } | EngineSpec::Mcts { tb, .. } = &mut self
+            && *tb == Tables::Default
+        {
+            *tb = Tables::Found(dir.to_path_buf());
+        }
+        self
     }
 
     /// An `mcts` spec's search of a telo position (telo's turns are single decisions):
@@ -701,14 +743,39 @@ mod tests {
                 seed: 0,
                 reuse: false,
                 ab_eval: AbEvalSource::Default,
-                tb: None,
+                tb: Tables::Default,
             }
         );
         assert!(matches!(
             EngineSpec::parse("mcts:time=50ms,tb=tables").unwrap(),
-            EngineSpec::Mcts { tb: Some(p), .. } if p == std::path::Path::new("tables")
+            EngineSpec::Mcts { tb: Tables::Dir(p), .. } if p == std::path::Path::new("tables")
         ));
         assert!(EngineSpec::parse("mcts:tb=").is_err());
+        // Interactive players take the tables found; named ones and tb=none stay.
+        let dir = std::path::Path::new("found");
+        for (spec, want) in [
+            ("ab:time=1s", Tables::Found(dir.into())),
+            ("mcts:time=1s", Tables::Found(dir.into())),
+            ("ab:tb=none", Tables::Off),
+            ("mcts:tb=mine", Tables::Dir("mine".into())),
+        ] {
+            match EngineSpec::parse(spec).unwrap().with_found_tables(dir) {
+                EngineSpec::Ab { tb, .. } | EngineSpec::Mcts { tb, .. } => {
+                    assert_eq!(tb, want, "{spec}")
+                }
+                EngineSpec::Random { .. } => unreachable!(),
+            }
+        }
+        let t = Tables::Found("/no/such/folder".into());
+        assert!(
+            t.load(Variant::Dimy).unwrap().is_none(),
+            "no tables found is no error"
+        );
+        assert!(
+            Tables::Dir("/no/such/folder".into())
+                .load(Variant::Dimy)
+                .is_err()
+        );
         assert!(matches!(
             EngineSpec::parse("mcts:reuse=true").unwrap(),
             EngineSpec::Mcts { reuse: true, .. }

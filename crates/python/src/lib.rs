@@ -544,7 +544,8 @@ impl Engine {
     fn new(spec: &str, rules: Option<&Bound<'_, PyDict>>) -> PyResult<Self> {
         let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
         let parsed = EngineSpec::parse_with_threads(spec, cores)
-            .map_err(|e| bad(format!("engine spec `{spec}`: {e}")))?;
+            .map_err(|e| bad(format!("engine spec `{spec}`: {e}")))?
+            .with_found_tables(&fanorona_tb::default_dir());
         Ok(Engine {
             spec: parsed,
             text: spec.to_string(),

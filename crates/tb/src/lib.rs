@@ -25,6 +25,16 @@ pub use build::tally;
 pub use index::{Binomial, Class, index_of, pieces_at};
 pub use packed::Packed;
 
+/// Where tables are kept unless a command says: `$FANORONA_TB`, else
+/// `checkpoints/tablebases` under the working folder. The interactive players (`play`,
+/// `analyze`, `serve`, `uci`, Python's `Engine`) use the tables found there.
+pub fn default_dir() -> std::path::PathBuf {
+    std::env::var_os("FANORONA_TB").map_or_else(
+        || std::path::PathBuf::from("checkpoints/tablebases"),
+        std::path::PathBuf::from,
+    )
+}
+
 use fanorona_rules::{ByColor, Color, Position, RuleOptions, Turn, TurnMode, Variant};
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
