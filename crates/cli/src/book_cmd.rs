@@ -1,10 +1,12 @@
-//! `fanorona book`: make an opening book of balanced (or, with `--min-score`, unbalanced) positions.
+//! `fanorona book`: make a match book of balanced (or, with `--min-score`, unbalanced)
+//! positions, or with `--opening` an opening book for players to play from.
 
 use crate::input_err;
 use anyhow::Result;
 use clap::Args;
 use fanorona_rules::{RuleOptions, Variant};
 use fanorona_search::book::{BookSpec, format_book, make_book_excluding, read_book};
+use fanorona_search::opening::{OpeningBook, OpeningSpec, make_opening_book};
 use indicatif::{ProgressBar, ProgressStyle};
 use std::path::PathBuf;
 
@@ -14,9 +16,25 @@ pub struct BookArgs {
     /// Board: tsivy or dimy.
     #[arg(long, value_name = "V")]
     pub variant: Variant,
-    /// Positions wanted.
-    #[arg(long, value_name = "N")]
-    pub count: usize,
+    /// Positions wanted (a match book).
+    #[arg(long, value_name = "N", required_unless_present = "opening")]
+    pub count: Option<usize>,
+    /// Make an opening book for play instead (`ab:book=FILE`, `book=release` beside the
+    /// release files): every position of the first `--plies` turns reached by turns
+    /// within `--margin` of the best, each legal turn scored by a `--depth` search after
+    /// it. Needs `--out`; a stopped build goes on from what that file holds.
+    #[arg(long)]
+    pub opening: bool,
+    /// Opening book: the turns from the start it covers.
+    #[arg(long, value_name = "N", default_value_t = 4)]
+    pub plies: usize,
+    /// Opening book: follow the turns within this many hundredths of a piece of the best.
+    #[arg(long, value_name = "S", default_value_t = 30)]
+    pub margin: i32,
+    /// Opening book: the searches' learned evaluation (`release`, a file, or `none` for
+    /// the hand-written one).
+    #[arg(long, value_name = "FILE", default_value = "release")]
+    pub eval: String,
     /// Random turns from the start to each position.
     #[arg(long, value_name = "K", default_value_t = 4)]
     pub turns: usize,
@@ -51,7 +69,11 @@ pub fn book(a: BookArgs) -> Result<()> {
             "books are for tsivy and dimy (telo is solved: use `fanorona oracle`)",
         ));
     }
-    if a.count == 0 {
+    if a.opening {
+        return opening(&a);
+    }
+    let count = a.count.unwrap_or(0);
+    if count == 0 {
         return Err(input_err("--count must be at least 1"));
     }
     if a.max_score < 0 {
@@ -73,14 +95,14 @@ pub fn book(a: BookArgs) -> Result<()> {
         }
         None => Vec::new(),
     };
-    let mut spec = BookSpec::new(a.variant, a.count);
+    let mut spec = BookSpec::new(a.variant, count);
     spec.rules = rules;
     spec.turns = a.turns;
     spec.depth = a.depth.max(1);
     spec.max_score = a.max_score;
     spec.min_score = a.min_score;
     spec.seed = a.seed;
-    let bar = ProgressBar::new(a.count as u64);
+    let bar = ProgressBar::new(count as u64);
     bar.set_style(
         ProgressStyle::with_template("[{bar:30}] {pos}/{len} positions, {elapsed} {msg}")
             .expect("valid template")
@@ -119,5 +141,103 @@ pub fn book(a: BookArgs) -> Result<()> {
         }
         None => print!("{text}"),
     }
+    Ok(())
+}
+
+/// `fanorona book --opening`: an opening book for play, written position by position to
+/// `--out` (a stopped build goes on from what the file holds).
+fn opening(a: &BookArgs) -> Result<()> {
+    let Some(out) = &a.out else {
+        return Err(input_err(
+            "--opening needs --out FILE (the build resumes from it)",
+        ));
+    };
+    if !a.rules.is_empty() {
+        return Err(input_err(
+            "opening books are for the default rules (no --rule)",
+        ));
+    }
+    if a.plies == 0 || a.depth < 2 || a.margin < 0 {
+        return Err(input_err(
+            "--plies must be at least 1, --depth at least 2 and --margin at least 0",
+        ));
+    }
+    let learned = match a.eval.as_str() {
+        "none" => None,
+        e => Some(fanorona_nn::spec::load_learned(
+            std::path::Path::new(e),
+            a.variant,
+        )?),
+    };
+    let header = format!(
+        "# Fanorona opening book: {} (scores in hundredths of a piece for the side to move, best first).\n\
+         # Made by `fanorona book --variant {} --opening --plies {} --depth {} --margin {} --eval {}`:\n\
+         # every position of the first {} turns reached by turns within {} of the best, each\n\
+         # legal turn scored by alpha-beta at depth {} after it. Played from by `book=FILE`.\n",
+        a.variant, a.variant, a.plies, a.depth, a.margin, a.eval, a.plies, a.margin, a.depth
+    );
+    let mut book = OpeningBook::default();
+    if out.exists() {
+        let text = std::fs::read_to_string(out)
+            .map_err(|e| input_err(format!("{}: {e}", out.display())))?;
+        book = OpeningBook::parse(&out.display().to_string(), &text).map_err(input_err)?;
+        eprintln!(
+            "{}: going on from its {} positions",
+            out.display(),
+            book.len()
+        );
+    } else {
+        if let Some(dir) = out.parent().filter(|d| !d.as_os_str().is_empty()) {
+            std::fs::create_dir_all(dir).map_err(|e| anyhow::anyhow!("{}: {e}", dir.display()))?;
+        }
+        std::fs::write(out, &header).map_err(|e| anyhow::anyhow!("{}: {e}", out.display()))?;
+    }
+    let mut file = std::fs::OpenOptions::new()
+        .append(true)
+        .open(out)
+        .map_err(|e| anyhow::anyhow!("{}: {e}", out.display()))?;
+    let spec = OpeningSpec {
+        variant: a.variant,
+        plies: a.plies,
+        depth: a.depth,
+        margin: a.margin,
+        engine: fanorona_search::AbConfig {
+            learned,
+            hash_mb: 64,
+            ..fanorona_search::AbConfig::default()
+        },
+    };
+    let bar = ProgressBar::new_spinner();
+    bar.set_style(
+        ProgressStyle::with_template("{spinner} {pos} positions, {msg} queued, {elapsed}")
+            .expect("valid template"),
+    );
+    let before = book.len();
+    let mut failed = None;
+    make_opening_book(
+        &spec,
+        &mut book,
+        |pos, b| {
+            use std::io::Write;
+            let line = b.line(pos).expect("just added");
+            if let Err(e) = writeln!(file, "{line}").and_then(|()| file.flush()) {
+                failed.get_or_insert(e);
+            }
+        },
+        |done, queued| {
+            bar.set_position(done as u64);
+            bar.set_message(queued.to_string());
+        },
+    );
+    bar.finish_and_clear();
+    if let Some(e) = failed {
+        return Err(anyhow::anyhow!("{}: {e}", out.display()));
+    }
+    eprintln!(
+        "{}: {} positions ({} new)",
+        out.display(),
+        book.len(),
+        book.len() - before
+    );
     Ok(())
 }

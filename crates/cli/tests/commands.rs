@@ -1892,6 +1892,92 @@ fn tune_eval_then_alpha_beta_plays_with_it() {
 }
 
 #[test]
+fn opening_books_are_made_resumed_and_played_from() {
+    let dir = std::env::temp_dir().join(format!("fanorona-opening-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    let file = dir.join("book.txt");
+    let f = file.to_str().unwrap();
+    let make = || {
+        fanorona(&[
+            "book",
+            "--variant",
+            "dimy",
+            "--opening",
+            "--plies",
+            "2",
+            "--depth",
+            "3",
+            "--eval",
+            "none",
+            "--out",
+            f,
+        ])
+    };
+    let o = make();
+    assert!(o.status.success(), "{}", stderr(&o));
+    let text = std::fs::read_to_string(&file).unwrap();
+    assert!(text.starts_with("# Fanorona opening book: dimy"), "{text}");
+    let positions = text.lines().filter(|l| !l.starts_with('#')).count();
+    assert!(positions > 1, "{text}");
+    // Run again, it goes on from the file: nothing is searched twice.
+    let o = make();
+    assert!(
+        stderr(&o).contains(&format!("going on from its {positions} positions")),
+        "{}",
+        stderr(&o)
+    );
+    assert!(stderr(&o).contains("(0 new)"), "{}", stderr(&o));
+    assert_eq!(std::fs::read_to_string(&file).unwrap(), text);
+    // A player with the book plays the start from it, without searching.
+    let a = json(&fanorona(&[
+        "analyze",
+        "--variant",
+        "dimy",
+        "--engine",
+        &format!("ab:depth=4,book={f}"),
+        "--json",
+    ]));
+    assert_eq!(a["nodes"].as_u64(), Some(0), "{a}");
+    let first = text.lines().find(|l| !l.starts_with('#')).unwrap();
+    assert!(
+        first.contains(&format!("\t{} ", a["best"].as_str().unwrap())),
+        "{a} not in {first}"
+    );
+    // Bad input: a missing book, another board's book, --opening without --out.
+    let o = fanorona(&[
+        "analyze",
+        "--variant",
+        "dimy",
+        "--engine",
+        "ab:depth=2,book=/no/such/book.txt",
+    ]);
+    assert!(
+        !o.status.success() && stderr(&o).contains("/no/such/book.txt"),
+        "{}",
+        stderr(&o)
+    );
+    let o = fanorona(&[
+        "analyze",
+        "--variant",
+        "tsivy",
+        "--engine",
+        &format!("ab:depth=2,book={f}"),
+    ]);
+    assert!(
+        !o.status.success() && stderr(&o).contains("not a tsivy book"),
+        "{}",
+        stderr(&o)
+    );
+    let o = fanorona(&["book", "--variant", "dimy", "--opening"]);
+    assert!(
+        !o.status.success() && stderr(&o).contains("--out"),
+        "{}",
+        stderr(&o)
+    );
+    std::fs::remove_dir_all(&dir).ok();
+}
+
+#[test]
 fn tablebases_build_probe_and_analyze() {
     let dir = std::env::temp_dir().join(format!("fanorona-tb-cmd-{}", std::process::id()));
     let _ = std::fs::remove_dir_all(&dir);

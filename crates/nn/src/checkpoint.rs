@@ -366,6 +366,8 @@ pub fn resolve(path: &Path) -> Result<PathBuf, CheckpointError> {
 /// writes it into each of its checkpoints, so that the network and the evaluation it was
 /// trained with play together (`mcts:ckpt=DIR`).
 pub const EVAL_FILE: &str = "eval.txt";
+/// The opening book beside a release (`book=release`; `fanorona book --opening`).
+pub const BOOK_FILE: &str = "book.txt";
 
 /// The file a config or spec means by a learned evaluation's name: `release` is the
 /// release folder's [`EVAL_FILE`] for `variant`, a folder its [`EVAL_FILE`] (a checkpoint

@@ -25,7 +25,8 @@ use crate::{MctsPlayer, NetConfig, NetEvaluator, checkpoint};
 use burn::module::Module;
 use burn::prelude::Device;
 use fanorona_rules::telo::TeloPosition;
-use fanorona_rules::{AnyPosition, History, Variant};
+use fanorona_rules::{AnyPosition, History, Position, RuleOptions, Variant};
+use fanorona_search::opening::{BOOK_MARGIN, BookPlayer, OpeningBook};
 use fanorona_search::settings::{self, AbSettings, Overrides};
 use fanorona_search::{
     AbConfig, AbPlayer, Analysis, LearnedEval, Limits, Player, RandomPlayer, SearchSettings,
@@ -63,6 +64,8 @@ pub enum EngineSpec {
         /// Endgame tables (`tb=DIR`; docs/tablebases.md), read when the player is made
         /// (once a process).
         tb: Tables,
+        /// An opening book to play from (`book=FILE|release`; `fanorona_search::opening`).
+        book: Option<std::path::PathBuf>,
     },
     /// Uniformly random turns.
     Random {
@@ -90,6 +93,8 @@ pub enum EngineSpec {
         /// Endgame tables (`tb=DIR`; `MctsPlayer::with_tables`), read when the player is
         /// made (once a process).
         tb: Tables,
+        /// An opening book to play from (`book=FILE|release`; `fanorona_search::opening`).
+        book: Option<std::path::PathBuf>,
     },
 }
 
@@ -160,6 +165,40 @@ pub fn load_tables(dir: &std::path::Path, variant: Variant) -> Result<Arc<Tableb
     Ok(t)
 }
 
+/// The opening book of a spec's `book=` for games of `variant`, read once a process:
+/// `release` names the release folder's ([`checkpoint::BOOK_FILE`]).
+///
+/// # Errors
+/// A file that cannot be read or holds a bad line, naming it; a book of another board.
+pub fn load_opening_book(path: &std::path::Path, variant: Variant) -> Result<Arc<OpeningBook>> {
+    static CACHE: std::sync::Mutex<Vec<(std::path::PathBuf, Arc<OpeningBook>)>> =
+        std::sync::Mutex::new(Vec::new());
+    let file = if path == std::path::Path::new("release") {
+        checkpoint::release_dir(variant)
+            .map_err(input_err)?
+            .join(checkpoint::BOOK_FILE)
+    } else {
+        path.to_path_buf()
+    };
+    let mut cache = CACHE.lock().unwrap_or_else(|e| e.into_inner());
+    if let Some((_, b)) = cache.iter().find(|(p, _)| *p == file) {
+        return Ok(b.clone());
+    }
+    let text = std::fs::read_to_string(&file)
+        .map_err(|e| input_err(format!("book={}: {e}", file.display())))?;
+    let book = OpeningBook::parse(&file.display().to_string(), &text).map_err(input_err)?;
+    let start = Position::start(variant, RuleOptions::default());
+    if book.turns(&start).is_none() {
+        return Err(input_err(format!(
+            "book={}: not a {variant} book (it lacks the {variant} start)",
+            file.display()
+        )));
+    }
+    let book = Arc::new(book);
+    cache.push((file, book.clone()));
+    Ok(book)
+}
+
 /// Reads a learned evaluation (`ab:eval=FILE`) for games of `variant`; `release` names
 /// the release folder's ([`checkpoint::EVAL_FILE`]).
 ///
@@ -219,8 +258,22 @@ impl EngineSpec {
                 let mut ab = AbSettings::default();
                 let mut eval = None;
                 let mut tb = Tables::Default;
+                let mut book = None;
                 for (k, v) in pairs {
                     match k {
+                        "book" => {
+                            book = match v {
+                                "" => {
+                                    return Err(bad(
+                                        k,
+                                        v,
+                                        "an opening book's file, release or none",
+                                    ));
+                                }
+                                "none" => None,
+                                b => Some(b.into()),
+                            };
+                        }
                         "tb" => {
                             tb = Tables::parse(v)
                                 .ok_or_else(|| bad(k, v, "a folder of endgame tables, or none"))?;
@@ -238,7 +291,7 @@ impl EngineSpec {
                                 .map_err(|e| input_err(format!("engine spec `{spec}`: {e}")))?;
                             if !known {
                                 return Err(input_err(format!(
-                                    "engine spec `{spec}`: unknown option `{k}` (ab knows eval, tb and the engine's settings {})",
+                                    "engine spec `{spec}`: unknown option `{k}` (ab knows eval, tb, book and the engine's settings {})",
                                     settings::ab_option_names()
                                 )));
                             }
@@ -251,6 +304,7 @@ impl EngineSpec {
                     limits,
                     eval,
                     tb,
+                    book,
                 })
             }
             "mcts" => {
@@ -262,8 +316,22 @@ impl EngineSpec {
                 let mut reuse = false;
                 let mut ab_eval = AbEvalSource::Default;
                 let mut tb = Tables::Default;
+                let mut book = None;
                 for (k, v) in pairs {
                     match k {
+                        "book" => {
+                            book = match v {
+                                "" => {
+                                    return Err(bad(
+                                        k,
+                                        v,
+                                        "an opening book's file, release or none",
+                                    ));
+                                }
+                                "none" => None,
+                                b => Some(b.into()),
+                            };
+                        }
                         "tb" => {
                             tb = Tables::parse(v)
                                 .ok_or_else(|| bad(k, v, "a folder of endgame tables, or none"))?;
@@ -312,7 +380,7 @@ impl EngineSpec {
                                 .map_err(|e| input_err(format!("engine spec `{spec}`: {e}")))?;
                             if !known {
                                 return Err(input_err(format!(
-                                    "engine spec `{spec}`: unknown option `{k}` (mcts knows ckpt, sims, time, seed, reuse, ab_eval, tb and the search's settings {})",
+                                    "engine spec `{spec}`: unknown option `{k}` (mcts knows ckpt, sims, time, seed, reuse, ab_eval, tb, book and the search's settings {})",
                                     settings::option_names()
                                 )));
                             }
@@ -334,6 +402,7 @@ impl EngineSpec {
                     reuse,
                     ab_eval,
                     tb,
+                    book,
                 })
             }
             "random" => {
@@ -361,12 +430,32 @@ impl EngineSpec {
     /// # Errors
     /// A checkpoint that cannot be loaded or is of another variant.
     pub fn player(&self, name: &str, variant: Variant, device: &Device) -> Result<Box<dyn Player>> {
+        let player = self.searcher(name, variant, device)?;
+        let (book, seed) = match self {
+            EngineSpec::Ab { book, .. } => (book, 0),
+            EngineSpec::Mcts { book, seed, .. } => (book, *seed),
+            EngineSpec::Random { .. } => return Ok(player),
+        };
+        Ok(match book {
+            Some(path) => Box::new(BookPlayer::new(
+                player,
+                load_opening_book(path, variant)?,
+                BOOK_MARGIN,
+                seed,
+            )),
+            None => player,
+        })
+    }
+
+    /// The player without its opening book.
+    fn searcher(&self, name: &str, variant: Variant, device: &Device) -> Result<Box<dyn Player>> {
         Ok(match self {
             EngineSpec::Ab {
                 cfg,
                 limits,
                 eval,
                 tb,
+                ..
             } => {
                 let mut cfg = cfg.clone();
                 if let Some(path) = eval {
@@ -423,6 +512,7 @@ impl EngineSpec {
             reuse: false,
             ab_eval: AbEvalSource::Off,
             tb: Tables::Default,
+            book: None,
         }
     }
 
@@ -744,6 +834,7 @@ mod tests {
                 reuse: false,
                 ab_eval: AbEvalSource::Default,
                 tb: Tables::Default,
+                book: None,
             }
         );
         assert!(matches!(

@@ -28,6 +28,7 @@ pub mod judge;
 pub mod learned;
 mod mcts;
 mod mcts_player;
+pub mod opening;
 mod player;
 pub mod settings;
 mod tt;
