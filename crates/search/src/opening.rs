@@ -6,11 +6,9 @@
 //!
 //! A book file is text: a header of `#` lines saying how it was made, then a line a
 //! position: its board and side (the FEN without counters), a tab, and its turns with
-//! their scores (hundredths of a piece for the side to move), best first:
-//!
-//! ```text
-//! BBBBBBBBB/BBBBBBBBB/BWBW1BWBW/WWWWWWWWW/WWWWWWWWW w	d3e3(+1) 12	f2e3(+2) 3	...
-//! ```
+//! their scores (hundredths of a piece for the side to move), best first, each after a
+//! tab: `BBBBBBBBB/BBBBBBBBB/BWBW1BWBW/WWWWWWWWW/WWWWWWWWW w`, tab, `f2e3(+2) 39`, tab,
+//! `d3e3(+1) 36`, ...
 
 use crate::ab::{AbConfig, AlphaBeta, Limits};
 use crate::player::{Choice, Player};
