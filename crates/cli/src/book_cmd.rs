@@ -233,6 +233,20 @@ fn opening(a: &BookArgs) -> Result<()> {
     if let Some(e) = failed {
         return Err(anyhow::anyhow!("{}: {e}", out.display()));
     }
+    // The header says how the whole book was made: the last build's command, which
+    // covers what earlier (shallower or narrower) builds put in.
+    drop(file);
+    let text =
+        std::fs::read_to_string(out).map_err(|e| anyhow::anyhow!("{}: {e}", out.display()))?;
+    let body: String = text
+        .lines()
+        .filter(|l| !l.starts_with('#'))
+        .map(|l| format!("{l}\n"))
+        .collect();
+    let tmp = out.with_extension("tmp");
+    std::fs::write(&tmp, format!("{header}{body}"))
+        .and_then(|()| std::fs::rename(&tmp, out))
+        .map_err(|e| anyhow::anyhow!("{}: {e}", out.display()))?;
     eprintln!(
         "{}: {} positions ({} new)",
         out.display(),
