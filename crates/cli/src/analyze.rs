@@ -49,10 +49,12 @@ pub struct AnalyzeArgs {
     /// holds the board's tables.
     #[arg(long, value_name = "DIR")]
     pub tb: Option<std::path::PathBuf>,
-    /// The engine: `ab:depth=8`, `ab:time=1s`, `ab:nodes=N`, `random`, `mcts:time=1s` (the
-    /// release network), `mcts:ckpt=DIR,sims=400`. Telo positions are answered by the
-    /// exact telo solver (or by a network with `mcts:ckpt=DIR`).
-    #[arg(long, default_value = "ab:time=1s")]
+    /// The engine (default: the players' default without its opening book: alpha-beta
+    /// with the release's learned evaluation, 1 s a turn): `ab:depth=8`, `ab:time=1s` (the
+    /// hand-written evaluation), `ab:nodes=N`, `random`, `mcts:time=1s` (the release
+    /// network), `mcts:ckpt=DIR,sims=400`. Telo positions are answered by the exact telo
+    /// solver (or by a network with `mcts:ckpt=DIR`).
+    #[arg(long, default_value = fanorona_nn::spec::DEFAULT_ANALYSIS)]
     pub engine: String,
     /// One line of JSON per position: fen, best, score, pv, depth, nodes (and mate,
     /// seconds, nodes_per_second). With `--game` or `--record`: a line per turn (turn,

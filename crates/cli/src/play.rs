@@ -22,10 +22,11 @@ pub enum Side {
 /// `fanorona play`.
 #[derive(Args, Debug)]
 pub struct PlayArgs {
-    /// The opponent: `mcts:time=1s` (the release network and its learned evaluation: the
-    /// strongest player shipped), `ab:time=1s`, `ab:depth=6`, `mcts:ckpt=DIR,sims=400`,
+    /// The opponent (default: alpha-beta with the release's learned evaluation and opening
+    /// book, 1 s a turn, the strongest player shipped): `ab:time=5s,eval=release`,
+    /// `mcts:time=1s` (the release network), `ab:depth=6`, `mcts:ckpt=DIR,sims=400`,
     /// `random`, ... (telo: the exact solver, or a telo network's `mcts:ckpt=DIR`).
-    #[arg(long, default_value = "mcts:time=1s")]
+    #[arg(long, default_value = fanorona_nn::spec::DEFAULT_PLAYER)]
     pub engine: String,
     /// Your colour.
     #[arg(long, value_enum, default_value_t = Side::White)]

@@ -31,11 +31,11 @@ pub struct ServeArgs {
     /// The address to listen on (`0.0.0.0` to serve other machines).
     #[arg(long, default_value = "127.0.0.1")]
     pub bind: String,
-    /// The engine of the page's replies and analysis when a request names none:
-    /// `mcts:time=1s` (the release network and its learned evaluation: the strongest
-    /// player shipped), `ab:time=1s`, `mcts:ckpt=DIR,sims=400`, ... (telo: the exact
-    /// solver unless a network is named).
-    #[arg(long, default_value = "mcts:time=1s")]
+    /// The engine of the page's replies and analysis when a request names none (default:
+    /// alpha-beta with the release's learned evaluation and opening book, 1 s a turn, the
+    /// strongest player shipped): `mcts:time=1s` (the release network),
+    /// `mcts:ckpt=DIR,sims=400`, ... (telo: the exact solver unless a network is named).
+    #[arg(long, default_value = fanorona_nn::spec::DEFAULT_PLAYER)]
     pub engine: String,
     /// The longest a search may take, whatever a request asks (e.g. `5s`).
     #[arg(long, default_value = "10s", value_parser = parse_cap)]

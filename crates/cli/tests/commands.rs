@@ -414,6 +414,31 @@ fn play_from_stdin() {
         out.contains("a b c d e f g h i"),
         "the board is drawn with coordinates"
     );
+    // With no --engine the opponent is the default player: from the dimy start, as
+    // White, it plays a turn of the release's opening book.
+    let o = fanorona_stdin(&["play", "--variant", "dimy", "--color", "black"], "quit\n");
+    assert!(o.status.success(), "{}", stderr(&o));
+    let book = std::fs::read_to_string(concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../../checkpoints/release/dimy/book.txt"
+    ))
+    .unwrap();
+    let start = book
+        .lines()
+        .find(|l| l.starts_with("BBBBB/BBBBB/BW1BW/WWWWW/WWWWW w"))
+        .unwrap();
+    let played = stdout(&o)
+        .lines()
+        .find_map(|l| {
+            l.split("Engine plays ")
+                .nth(1)
+                .map(|t| t.split_whitespace().next().unwrap_or("").to_string())
+        })
+        .expect("the engine plays first");
+    assert!(
+        start.contains(&format!("\t{played} ")),
+        "{played} not in {start}"
+    );
     // End of input is not a crash either; the person may play Black.
     let o = fanorona_stdin(
         &[

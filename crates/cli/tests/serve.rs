@@ -350,16 +350,17 @@ fn the_page_plays_in_a_browser() {
 }
 
 #[test]
-fn by_default_the_page_plays_the_release_player() {
-    // No --engine: the strongest player shipped, the release network with its learned
-    // evaluation on a clock (capped here to keep the test short); telo has no network,
-    // so its positions go to the exact solver.
+fn by_default_the_page_plays_the_strongest_player() {
+    // No --engine: the strongest player shipped, alpha-beta with the release's learned
+    // evaluation and opening book on a clock (capped here to keep the test short): the
+    // dimy start is in its book (no search); telo goes to the exact solver.
     let s = start(&["--max-time", "100ms"]);
     let p = s.port;
     let (status, v) = json(p, "GET", &format!("/api/analyze?fen={}", q(DIMY)), "");
     assert_eq!(status, 200, "{v}");
-    assert_eq!(v["engine"], "mcts:time=1s");
+    assert_eq!(v["engine"], "ab:time=1s,eval=release,book=release");
     assert!(v["best"].is_string(), "{v}");
+    assert_eq!(v["nodes"], 0, "played from the book: {v}");
     let (status, v) = json(p, "GET", &format!("/api/analyze?fen={}", q("3/3/3 w")), "");
     assert_eq!(status, 200, "{v}");
     assert_eq!(v["best"], "b2", "{v}");

@@ -98,6 +98,16 @@ pub enum EngineSpec {
     },
 }
 
+/// The player of `play`, `serve`, `analyze` and Python's `Engine()` when none is named:
+/// alpha-beta with the release's learned evaluation and opening book, 1 s a turn (and
+/// the endgame tables found, [`EngineSpec::with_found_tables`]). Chosen by the arena:
+/// docs/RESULTS.md, "The default player".
+pub const DEFAULT_PLAYER: &str = "ab:time=1s,eval=release,book=release";
+
+/// `analyze`'s default: the default player without its book (an analysis searches every
+/// position, the openings too).
+pub const DEFAULT_ANALYSIS: &str = "ab:time=1s,eval=release";
+
 /// Where a player's endgame tables come from.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Tables {

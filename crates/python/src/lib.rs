@@ -540,7 +540,7 @@ impl Engine {
 #[pymethods]
 impl Engine {
     #[new]
-    #[pyo3(signature = (spec, rules=None))]
+    #[pyo3(signature = (spec=fanorona_nn::spec::DEFAULT_PLAYER, rules=None))]
     fn new(spec: &str, rules: Option<&Bound<'_, PyDict>>) -> PyResult<Self> {
         let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
         let parsed = EngineSpec::parse_with_threads(spec, cores)

@@ -26,6 +26,15 @@ def test_engine_plays_legal_turns_and_analyses():
     assert e.analyze(telo.fen())["fen"] == telo.fen()
 
 
+def test_engine_by_default_is_the_strongest_player():
+    e = fanorona.Engine()
+    assert e.spec == "ab:time=1s,eval=release,book=release"
+    g = fanorona.Game("dimy")
+    a = e.analyze(g.fen())
+    # The dimy start is in the release's opening book: played without a search.
+    assert a["best"] in g.turns() and a["nodes"] == 0 and a["score"] is not None
+
+
 def test_net_evaluates_observations():
     try:
         net = fanorona.Net.release("tsivy")

@@ -10,7 +10,7 @@
 //! tab: `BBBBBBBBB/BBBBBBBBB/BWBW1BWBW/WWWWWWWWW/WWWWWWWWW w`, tab, `f2e3(+2) 39`, tab,
 //! `d3e3(+1) 36`, ...
 
-use crate::ab::{AbConfig, AlphaBeta, Limits};
+use crate::ab::{AbConfig, AlphaBeta, Limits, SearchResult};
 use crate::player::{Choice, Player};
 use fanorona_rules::notation::{PointStyle, format_turn, parse_turn};
 use fanorona_rules::{History, Outcome, Position, RuleOptions, Turn, TurnMode, Variant};
@@ -103,9 +103,9 @@ impl OpeningBook {
     }
 
     /// A turn for `pos` among those within `margin` of the best, each weighted by how
-    /// close it is (the best `margin + 1`, one at the margin), or `None` when the
-    /// position is not in the book.
-    pub fn choose(&self, pos: &Position, margin: i32, rng: &mut SmallRng) -> Option<Turn> {
+    /// close it is (the best `margin + 1`, one at the margin), with its score, or `None`
+    /// when the position is not in the book.
+    pub fn choose(&self, pos: &Position, margin: i32, rng: &mut SmallRng) -> Option<(Turn, i32)> {
         let turns = self.turns(pos)?;
         let best = turns[0].1;
         let good: Vec<(&str, i64)> = turns
@@ -122,7 +122,8 @@ impl OpeningBook {
                 pick < 0
             })
             .map_or(good[0].0, |g| g.0);
-        parse_turn(pos, text).ok()
+        let score = turns.iter().find(|t| t.0 == text).map_or(best, |t| t.1);
+        parse_turn(pos, text).ok().map(|t| (t, score))
     }
 
     /// Adds a position's scored turns (best first once added).
@@ -273,9 +274,17 @@ impl Player for BookPlayer {
             .book
             .choose(game.position(), self.margin, &mut self.rng)
         {
-            Some(t) => Choice {
+            // The book's score (its deep search's), and no search now.
+            Some((t, score)) => Choice {
                 turn: Some(t),
-                search: None,
+                search: Some(SearchResult {
+                    best: Some(t),
+                    score,
+                    pv: vec![t],
+                    depth: 0,
+                    nodes: 0,
+                    seconds: 0.0,
+                }),
             },
             None => self.inner.choose(game),
         }
@@ -328,7 +337,13 @@ mod tests {
         assert!(chosen.len() > 1, "{chosen:?}");
         let mut strict = BookPlayer::new(Box::new(RandomPlayer::new(1)), book.clone(), 0, 7);
         let best = &book.turns(&start).unwrap()[0];
-        let t = strict.choose(&History::new(start)).turn.unwrap();
+        let c = strict.choose(&History::new(start));
+        let t = c.turn.unwrap();
+        assert_eq!(
+            c.search.map(|s| (s.score, s.nodes)),
+            Some((best.1, 0)),
+            "the book's score, no search"
+        );
         let ties: Vec<&str> = book
             .turns(&start)
             .unwrap()
