@@ -17,9 +17,12 @@
 //! assert_eq!(game.history().len(), 1);
 //! ```
 
+use fanorona_rules::game::action_from_index;
 use fanorona_rules::notation::{PointStyle, format_turn, parse_turn};
 use fanorona_rules::telo::TeloPosition;
-use fanorona_rules::{AnyPosition, History, Outcome, RuleOptions, TurnMode, Variant};
+use fanorona_rules::{
+    AnyPosition, Game as _, History, Outcome, Position, RuleOptions, TurnMode, Variant,
+};
 pub mod api;
 
 pub use fanorona_search::Analysis;
@@ -98,6 +101,9 @@ pub fn release_eval(variant: Variant) -> Option<Arc<LearnedEval>> {
 #[derive(Clone, Debug)]
 pub struct Game {
     state: State,
+    /// A turn being played step by step ([`Game::step`]): the position after the
+    /// steps so far and their action indices (tsivy and dimy).
+    pending: Option<(Position, Vec<usize>)>,
 }
 
 #[derive(Clone, Debug)]
@@ -146,6 +152,7 @@ impl Game {
 
     fn from_any(pos: AnyPosition) -> Game {
         Game {
+            pending: None,
             state: match pos {
                 AnyPosition::Fanorona(p) => State::Fanorona(History::new(p)),
                 AnyPosition::Telo(t) => State::Telo(vec![t]),
@@ -153,8 +160,12 @@ impl Game {
         }
     }
 
-    /// The current position.
+    /// The current position (inside a turn played step by step, the board as it
+    /// stands, the chain's piece to move again).
     pub fn position(&self) -> AnyPosition {
+        if let Some((p, _)) = &self.pending {
+            return AnyPosition::Fanorona(*p);
+        }
         match &self.state {
             State::Fanorona(h) => AnyPosition::Fanorona(*h.position()),
             State::Telo(v) => AnyPosition::Telo(*v.last().expect("a game has a position")),
@@ -179,9 +190,10 @@ impl Game {
         }
     }
 
-    /// The legal turns in notation (none when the game is over).
+    /// The legal turns in notation (none when the game is over or inside a turn played
+    /// step by step: then [`Game::steps`]).
     pub fn turns(&self) -> Vec<String> {
-        if self.outcome().is_some() {
+        if self.outcome().is_some() || self.pending.is_some() {
             return Vec::new();
         }
         match self.position() {
@@ -204,6 +216,13 @@ impl Game {
             return Err(EngineError::Over(o.name()));
         }
         let fen = self.fen();
+        if self.pending.is_some() {
+            return Err(EngineError::Turn {
+                turn: turn.to_string(),
+                fen,
+                reason: "a turn is being played step by step: go on with step() or undo()".into(),
+            });
+        }
         let bad = |reason: String| EngineError::Turn {
             turn: turn.to_string(),
             fen: fen.clone(),
@@ -224,13 +243,81 @@ impl Game {
         Ok(())
     }
 
-    /// Takes back the last turn; false when none was played.
+    /// Takes back the last turn (inside a turn played step by step, its steps so far);
+    /// false when none was played.
     pub fn undo(&mut self) -> bool {
+        if self.pending.take().is_some() {
+            return true;
+        }
         match &mut self.state {
             State::Fanorona(h) => h.undo(),
             State::Telo(v) if v.len() > 1 => v.pop().is_some(),
             State::Telo(_) => false,
         }
+    }
+
+    /// The legal steps of the side to move, one decision each (the first step of a turn,
+    /// or inside a capture chain the next capture or `end`), by name (`d3e3(+)`,
+    /// `end`; telo: its moves). None when the game is over.
+    pub fn steps(&self) -> Vec<String> {
+        if self.outcome().is_some() {
+            return Vec::new();
+        }
+        match self.position() {
+            AnyPosition::Fanorona(p) => {
+                let mut v = Vec::new();
+                p.legal_actions(&mut v);
+                v.into_iter().map(|a| p.action_name(a)).collect()
+            }
+            AnyPosition::Telo(_) => self.turns(),
+        }
+    }
+
+    /// Plays one step by name (as [`Game::steps`] writes it); when it ends the turn,
+    /// the turn joins the history as if played whole.
+    ///
+    /// # Errors
+    /// [`EngineError::Over`], or [`EngineError::Turn`] for a step that is not legal now.
+    pub fn step(&mut self, name: &str) -> Result<(), EngineError> {
+        if let Some(o) = self.outcome() {
+            return Err(EngineError::Over(o.name()));
+        }
+        let AnyPosition::Fanorona(mut p) = self.position() else {
+            return self.play(name);
+        };
+        let mut legal = Vec::new();
+        p.legal_actions(&mut legal);
+        let Some(a) = legal.into_iter().find(|&a| p.action_name(a) == name.trim()) else {
+            return Err(EngineError::Turn {
+                turn: name.to_string(),
+                fen: p.fen(),
+                reason: format!(
+                    "not a legal step (the legal ones: {})",
+                    self.steps().join(" ")
+                ),
+            });
+        };
+        p.apply(a);
+        let mut done = self.pending.take().map_or_else(Vec::new, |(_, v)| v);
+        done.push(a);
+        if p.chain().is_some() {
+            self.pending = Some((p, done));
+            return Ok(());
+        }
+        let State::Fanorona(h) = &mut self.state else {
+            unreachable!("a fanorona position has a fanorona history")
+        };
+        let start = *h.position();
+        let points = start.variant().points();
+        let actions: Vec<_> = done
+            .iter()
+            .map(|&a| action_from_index(points, a).expect("a legal action has a step"))
+            .collect();
+        let turn = start
+            .turn_of_actions(&actions)
+            .expect("the steps of a finished chain are a turn");
+        h.play_unchecked(&turn);
+        Ok(())
     }
 
     /// The turns played, in notation.
@@ -462,6 +549,37 @@ mod tests {
             assert_eq!(again.fen(), g.fen());
             while g.undo() {}
             assert_eq!(g.fen(), Game::new(board).unwrap().fen());
+        }
+    }
+
+    #[test]
+    fn turns_played_step_by_step_equal_turns_played_whole() {
+        // Random games of steps: every finished chain is the whole turn it names.
+        for board in ["dimy", "tsivy"] {
+            let mut stepped = Game::new(board).unwrap();
+            let mut whole = Game::new(board).unwrap();
+            let mut k = 7usize;
+            while stepped.outcome().is_none() && stepped.history().len() < 60 {
+                let steps = stepped.steps();
+                assert!(!steps.is_empty());
+                k = k
+                    .wrapping_mul(6364136223846793005)
+                    .wrapping_add(1442695040888963407);
+                let before = stepped.history().len();
+                stepped
+                    .step(&steps[(k >> 33) as usize % steps.len()])
+                    .unwrap();
+                if stepped.history().len() > before {
+                    let t = stepped.history().last().unwrap().clone();
+                    whole.play(&t).unwrap();
+                    assert_eq!(whole.fen(), stepped.fen(), "{t}");
+                } else {
+                    // Inside a chain: no whole turn may be played, undo goes back.
+                    assert!(stepped.turns().is_empty());
+                    assert!(stepped.play("a1a2").is_err());
+                }
+            }
+            assert!(stepped.step("z9z9").is_err());
         }
     }
 

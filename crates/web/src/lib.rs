@@ -83,7 +83,22 @@ impl Game {
         self.game.play(turn).map_err(js)
     }
 
-    /// Takes back the last turn; false when none was played.
+    /// The legal steps, one decision each (a turn's first step, or inside a capture
+    /// chain the next capture or `end`): `d3e3(+)`, `end`; telo: its moves.
+    pub fn steps(&self) -> Vec<String> {
+        self.game.steps()
+    }
+
+    /// Plays one step by name; the turn joins the history when its chain ends.
+    ///
+    /// # Errors
+    /// A step that is not legal now, or a game that is over.
+    pub fn step(&mut self, name: &str) -> Result<(), JsError> {
+        self.game.step(name).map_err(js)
+    }
+
+    /// Takes back the last turn (inside a turn played step by step, its steps so far);
+    /// false when none was played.
     pub fn undo(&mut self) -> bool {
         self.game.undo()
     }

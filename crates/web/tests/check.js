@@ -11,6 +11,19 @@ for (const line of lines) {
   engine.free();
   game.free();
 }
+// Step by step: a dimy game whose turns are played one decision at a time ends in the
+// position its whole turns reach.
+{
+  const stepped = new Game("dimy"), whole = new Game("dimy");
+  let n = 0;
+  while (stepped.result() === "ongoing" && n++ < 400) {
+    const steps = stepped.steps();
+    const before = stepped.history().length;
+    stepped.step(steps[n % steps.length]);
+    if (stepped.history().length > before) whole.play(stepped.history()[before]);
+  }
+  if (stepped.fen() !== whole.fen()) throw new Error(`steps ${stepped.fen()} vs turns ${whole.fen()}`);
+}
 // Errors are exceptions naming the input.
 for (const [f, arg] of [[() => Game.fromFen("9/9 w"), "9/9 w"], [() => new Game("dimy").play("a1a9"), "a1a9"]]) {
   try {
