@@ -566,9 +566,7 @@ mod tests {
                     .wrapping_mul(6364136223846793005)
                     .wrapping_add(1442695040888963407);
                 let before = stepped.history().len();
-                stepped
-                    .step(&steps[(k >> 33) as usize % steps.len()])
-                    .unwrap();
+                stepped.step(&steps[(k >> 33) % steps.len()]).unwrap();
                 if stepped.history().len() > before {
                     let t = stepped.history().last().unwrap().clone();
                     whole.play(&t).unwrap();
