@@ -126,7 +126,7 @@ impl Game {
     /// # Errors
     /// [`EngineError::Board`].
     pub fn new(board: &str) -> Result<Game, EngineError> {
-        Ok(Game::from_any(AnyPosition::start(
+        Ok(Game::from_position(AnyPosition::start(
             variant_of(board)?,
             RuleOptions::default(),
         )))
@@ -138,7 +138,7 @@ impl Game {
     /// [`EngineError::Fen`] naming the FEN and what is wrong.
     pub fn from_fen(fen: &str) -> Result<Game, EngineError> {
         AnyPosition::from_fen(fen.trim(), RuleOptions::default())
-            .map(Game::from_any)
+            .map(Game::from_position)
             .map_err(|e| EngineError::Fen {
                 fen: fen.to_string(),
                 reason: e.to_string(),
@@ -147,10 +147,6 @@ impl Game {
 
     /// A game from a position (under its own rules: vela, reply chains).
     pub fn from_position(pos: AnyPosition) -> Game {
-        Game::from_any(pos)
-    }
-
-    fn from_any(pos: AnyPosition) -> Game {
         Game {
             pending: None,
             state: match pos {
