@@ -31,6 +31,7 @@ mod mcts_player;
 pub mod opening;
 mod player;
 pub mod settings;
+mod simd;
 mod tt;
 pub mod tune;
 
