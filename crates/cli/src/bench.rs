@@ -344,35 +344,57 @@ fn ab(a: &BenchArgs) -> Result<()> {
         None => None,
     };
     let checked = learned.is_none();
-    let r = bench::run_with(learned);
-    if checked && r.nodes != bench::EXPECTED_NODES {
-        bail!(
-            "the alpha-beta bench visited {} nodes, expected {}: the search changed (update EXPECTED_NODES) or is broken",
-            r.nodes,
-            bench::EXPECTED_NODES
-        );
+    let level = learned.as_ref().map(|e| (e.hidden(), e.simd_level()));
+    // The whole set again until `--seconds` have passed (three times at least): the
+    // median run's rate, which one slow run does not move.
+    let budget = std::time::Duration::from_secs_f64(a.seconds.max(0.0));
+    let started = std::time::Instant::now();
+    let mut runs = Vec::new();
+    while runs.len() < 3 || started.elapsed() < budget {
+        let r = bench::run_with(learned.clone());
+        if checked && r.nodes != bench::EXPECTED_NODES {
+            bail!(
+                "the alpha-beta bench visited {} nodes, expected {}: the search changed (update EXPECTED_NODES) or is broken",
+                r.nodes,
+                bench::EXPECTED_NODES
+            );
+        }
+        runs.push(r);
     }
-    let nps = r.nodes as f64 / r.seconds;
+    let rate = |r: &bench::BenchResult| r.nodes as f64 / r.seconds;
+    runs.sort_by(|x, y| rate(x).total_cmp(&rate(y)));
+    let r = runs[runs.len() / 2];
+    let (low, high) = (rate(&runs[0]), rate(&runs[runs.len() - 1]));
+    let nps = rate(&r);
     if a.json {
         println!(
             "{}",
             serde_json::json!({
                 "positions": r.positions, "depth": r.depth, "nodes": r.nodes,
                 "seconds": r.seconds, "nodes_per_second": nps.round(),
+                "runs": runs.len(), "nodes_per_second_min": low.round(),
+                "nodes_per_second_max": high.round(),
                 "eval": a.eval.as_ref().map(|p| p.display().to_string()),
+                "eval_hidden": level.map(|l| l.0), "simd": level.map(|l| l.1),
             })
         );
     } else {
         println!(
-            "alpha-beta, {} positions at depth {}: {} nodes in {:.3} s, {:.2} M nodes/s (one thread){}",
+            "alpha-beta, {} positions at depth {}: {} nodes in {:.3} s, {:.2} M nodes/s (one thread; median of {} runs, {:.2} to {:.2}){}",
             r.positions,
             r.depth,
             r.nodes,
             r.seconds,
             nps / 1e6,
-            match &a.eval {
-                Some(p) => format!(", learned evaluation {}", p.display()),
-                None => String::new(),
+            runs.len(),
+            low / 1e6,
+            high / 1e6,
+            match (&a.eval, level) {
+                (Some(p), Some((hidden, simd))) => format!(
+                    ", learned evaluation {} ({hidden} units, {simd} kernels)",
+                    p.display()
+                ),
+                _ => String::new(),
             }
         );
     }

@@ -739,8 +739,10 @@ fn analyze_judges_an_engines_choices() {
 
 #[test]
 fn bench_ab_json() {
-    let v = json(&fanorona(&["bench", "ab", "--json"]));
+    let v = json(&fanorona(&["bench", "ab", "--json", "--seconds", "0"]));
     assert_eq!(v["positions"], 16);
+    assert_eq!(v["runs"], 3, "three runs at least, the median reported");
+    assert!(v["nodes_per_second_min"].as_f64() <= v["nodes_per_second"].as_f64());
     assert!(v["nodes"].as_u64().unwrap() > 1_000_000);
     assert!(v["nodes_per_second"].as_f64().unwrap() > 0.0);
     // With the release learned evaluation of dimy: dimy's two positions only.
@@ -752,10 +754,14 @@ fn bench_ab_json() {
         "dimy",
         "--eval",
         "release",
+        "--seconds",
+        "0",
     ];
     let v = json(&fanorona(&args));
     assert_eq!(v["positions"], 2);
     assert_eq!(v["eval"], "release");
+    assert!(v["eval_hidden"].as_u64().unwrap() >= 1);
+    assert!(["avx512", "avx2", "baseline"].contains(&v["simd"].as_str().unwrap()));
     assert!(v["nodes"].as_u64().unwrap() > 1000);
     let o = fanorona(&[
         "bench",

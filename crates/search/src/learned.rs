@@ -12,7 +12,12 @@
 //! exactly, which is where [`LearnedEval::new`] starts.
 //!
 //! [`LearnedEval::fit`] ([`crate::tune`]) fits it to positions that deeper searches
-//! scored. The file format is plain text
+//! scored, in floating point. The engine evaluates it in 16-bit integers, as NNUE engines
+//! do: an [`Accumulator`] of the board's part of the hidden sums updated by the points a
+//! turn changes, and at each leaf four rows for the counts, the ReLU and the output's dot
+//! product, in vector instructions (the `simd` module); up to [`MAX_ACC_HIDDEN`] hidden
+//! units. Its scores are the floating-point network's within the rounding of its weights
+//! (the tests bound every position's difference). The file format is plain text
 //! ([`LearnedEval::to_text`]), a header then the weights.
 
 use crate::eval::{EvalWeights, evaluate_with};
@@ -337,8 +342,8 @@ impl LearnedEval {
                     lo += a.min(b).min(0.0);
                     hi += a.max(b).max(0.0);
                 }
-                for j in 0..COUNTS {
-                    let c = caps[j] as f32 * count(j, u);
+                for (j, &cap) in caps.iter().enumerate() {
+                    let c = cap as f32 * count(j, u);
                     lo += c.min(0.0);
                     hi += c.max(0.0);
                 }
