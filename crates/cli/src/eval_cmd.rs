@@ -53,10 +53,6 @@ pub struct TuneEvalArgs {
     /// Hidden units of the network.
     #[arg(long, value_name = "H", default_value_t = 32)]
     pub hidden: usize,
-    /// Output buckets: a separate output layer for each band of piece counts (from none
-    /// to both sides' starting pieces, cut in equal parts), as NNUE engines have.
-    #[arg(long, value_name = "K", default_value_t = 1)]
-    pub buckets: usize,
     /// Passes over the positions.
     #[arg(long, value_name = "N", default_value_t = 8)]
     pub epochs: u32,
@@ -82,12 +78,6 @@ pub fn tune_eval(a: TuneEvalArgs) -> Result<()> {
     }
     if !(1..=1024).contains(&a.hidden) {
         return Err(input_err("--hidden must be 1 to 1024"));
-    }
-    if !(1..=fanorona_search::learned::MAX_BUCKETS).contains(&a.buckets) {
-        return Err(input_err(format!(
-            "--buckets must be 1 to {}",
-            fanorona_search::learned::MAX_BUCKETS
-        )));
     }
     if a.epochs == 0 || a.batch == 0 {
         return Err(input_err("--epochs and --batch must be at least 1"));
@@ -160,7 +150,7 @@ pub fn tune_eval(a: TuneEvalArgs) -> Result<()> {
         write_atomic(p, &format_data(&data))?;
         eprintln!("wrote {} labelled positions to {}", data.len(), p.display());
     }
-    let mut e = LearnedEval::new(a.variant, a.hidden, a.seed).with_buckets(a.buckets);
+    let mut e = LearnedEval::new(a.variant, a.hidden, a.seed);
     let cfg = FitConfig {
         epochs: a.epochs,
         batch: a.batch,

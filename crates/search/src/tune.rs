@@ -151,8 +151,8 @@ impl LearnedEval {
     /// nothing).
     fn gradient(&self, batch: &[(Features, f32, Bound)]) -> (Vec<f32>, f64) {
         let h = self.hidden;
-        let (n1, nb1, nw2) = (self.w1.len(), h, self.buckets * h);
-        let mut g = vec![0.0f32; self.params_len()];
+        let (n1, nb1, nw2) = (self.w1.len(), h, h);
+        let mut g = vec![0.0f32; n1 + nb1 + nw2 + 1];
         let mut z = vec![0.0; h];
         let d0 = 2 * self.variant.points();
         let scale = 1.0 / batch.len().max(1) as f32;
@@ -169,13 +169,11 @@ impl LearnedEval {
             let (gw1, rest) = g.split_at_mut(n1);
             let (gb1, rest) = rest.split_at_mut(nb1);
             let (gw2, gb2) = rest.split_at_mut(nw2);
-            let b = self.bucket(x.board.len());
-            let (gw2, w2) = (&mut gw2[b * h..(b + 1) * h], &self.w2[b * h..(b + 1) * h]);
-            gb2[b] += dy;
+            gb2[0] += dy;
             for k in 0..h {
                 if z[k] > 0.0 {
                     gw2[k] += dy * z[k];
-                    let dz = dy * w2[k];
+                    let dz = dy * self.w2[k];
                     gb1[k] += dz;
                     for &i in &x.board {
                         gw1[i as usize * h + k] += dz;
@@ -462,7 +460,7 @@ struct Adam {
 
 impl Adam {
     fn new(e: &LearnedEval) -> Adam {
-        let n = e.params_len();
+        let n = e.w1.len() + 2 * e.hidden + 1;
         Adam {
             m: vec![0.0; n],
             v: vec![0.0; n],
