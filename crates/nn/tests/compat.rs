@@ -9,7 +9,8 @@
 //! planes, of the hand-written evaluation under the learned one, or of the network's
 //! arithmetic shows here. When a new release replaces `checkpoints/release/<variant>`, the
 //! old folder moves (say to `checkpoints/release/archive/<variant>-ba10c4c`) and the
-//! fixture's `folder` follows it.
+//! fixture's `folder` follows it; when only its `eval.txt` is replaced, the old file moves
+//! to `checkpoints/release/archive/` and the fixture's `eval_file` names it.
 //!
 //! The fixture is written by `FANORONA_BLESS=1 cargo test --release --workspace --test
 //! compat` (only for a new fixture: blessing an old one defeats the test).
@@ -39,6 +40,10 @@ struct Board {
     variant: String,
     /// The release folder, relative to the repository's root.
     folder: String,
+    /// Its learned evaluation when it no longer lies in the folder (a later release
+    /// replaced it and the old file moved), relative to the repository's root.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    eval_file: Option<String>,
     positions: Vec<Expected>,
 }
 
@@ -83,14 +88,13 @@ fn positions(v: Variant, n: usize, seed: u64) -> Vec<Position> {
 }
 
 /// The release player's outputs on `fens`: (wdl, top policy logits, eval) each.
-fn outputs(v: Variant, folder: &Path, fens: &[String]) -> Vec<Expected> {
+fn outputs(v: Variant, folder: &Path, eval: &Path, fens: &[String]) -> Vec<Expected> {
     let device = Device::flex();
     let dir = checkpoint::resolve(folder).unwrap_or_else(|e| panic!("{}: {e}", folder.display()));
     let (net, _, _) = checkpoint::load(&dir, &device, Some(v), None)
         .unwrap_or_else(|e| panic!("{}: {e}", dir.display()));
     let e = NetEvaluator::new(net.valid(), device, v, false, 0);
-    let learned = LearnedEval::read(&folder.join("eval.txt"), v)
-        .unwrap_or_else(|e| panic!("{}: {e}", folder.join("eval.txt").display()));
+    let learned = LearnedEval::read(eval, v).unwrap_or_else(|e| panic!("{}: {e}", eval.display()));
     let size = num_planes(v) * v.points();
     let mut planes = vec![0.0; fens.len() * size];
     let positions: Vec<Position> = fens
@@ -126,10 +130,12 @@ fn bless() {
         .map(|v| {
             let folder = format!("checkpoints/release/{}", v.name());
             let fens: Vec<String> = positions(v, 12, 64).iter().map(|p| p.fen()).collect();
+            let dir = root().join(&folder);
             Board {
                 variant: v.name().into(),
-                positions: outputs(v, &root().join(&folder), &fens),
+                positions: outputs(v, &dir, &dir.join("eval.txt"), &fens),
                 folder,
+                eval_file: None,
             }
         })
         .collect();
@@ -158,7 +164,12 @@ fn old_release_players_load_and_give_their_outputs() {
     for b in &f.boards {
         let v: Variant = b.variant.parse().unwrap();
         let fens: Vec<String> = b.positions.iter().map(|e| e.fen.clone()).collect();
-        let got = outputs(v, &root().join(&b.folder), &fens);
+        let dir = root().join(&b.folder);
+        let eval = match &b.eval_file {
+            Some(f) => root().join(f),
+            None => dir.join("eval.txt"),
+        };
+        let got = outputs(v, &dir, &eval, &fens);
         assert!(got.len() >= 10);
         for (want, got) in b.positions.iter().zip(&got) {
             let close = |a: f32, b: f32| (a - b).abs() <= 1e-4 * (1.0 + b.abs());
