@@ -80,6 +80,10 @@ fn update_body(dst: &mut [i16], src: &[i16], rows: &[i16], add: &[u16], sub: &[u
     // The whole accumulator in registers while the rows are added (eight AVX-512
     // vectors hold 256 lanes), for the widths the engine's networks have; other widths
     // a chunk at a time.
+    // WebAssembly's engines have 16 vector registers of 128 bits: a chunk at a time.
+    if cfg!(target_arch = "wasm32") {
+        return update_chunks(dst, src, rows, add, sub);
+    }
     match dst.len() / LANES {
         1 => update_whole::<1>(dst, src, rows, add, sub),
         2 => update_whole::<2>(dst, src, rows, add, sub),
@@ -158,6 +162,10 @@ fn update_chunks(dst: &mut [i16], src: &[i16], rows: &[i16], add: &[u16], sub: &
 /// dot product in 32 bits (likewise). Row `r` is `rows[r * w..(r + 1) * w]`, `w =
 /// acc.len() = w2.len()`.
 #[inline(always)]
+#[cfg_attr(
+    all(target_arch = "wasm32", target_feature = "simd128"),
+    allow(dead_code)
+)]
 fn output_body(acc: &[i16], rows: &[i16], extra: &[u16; EXTRA], w2: &[i16]) -> i32 {
     let w = acc.len();
     let row = |r: u16| {
@@ -265,6 +273,39 @@ fn output_avx512(acc: &[i16], rows: &[i16], extra: &[u16; EXTRA], w2: &[i16]) ->
     _mm512_reduce_add_epi32(sum)
 }
 
+/// [`output_body`] in WebAssembly's 128-bit instructions, written out for the same
+/// reason as [`output_avx2`] (`i32x4_dot_i16x8` is `vpmaddwd`'s counterpart); the build
+/// enables `simd128` (`crates/web/build.sh`), so no run-time choice is needed.
+#[cfg(all(target_arch = "wasm32", target_feature = "simd128"))]
+fn output_wasm(acc: &[i16], rows: &[i16], extra: &[u16; EXTRA], w2: &[i16]) -> i32 {
+    use std::arch::wasm32::*;
+    const V: usize = 8;
+    let w = acc.len();
+    let row = |r: u16| {
+        rows[r as usize * w..(r as usize + 1) * w]
+            .as_chunks::<V>()
+            .0
+    };
+    let extra = [row(extra[0]), row(extra[1]), row(extra[2]), row(extra[3])];
+    // SAFETY: each load reads the 16 bytes of one `[i16; 8]`; `v128_load` may read them
+    // unaligned.
+    let load = |x: &[i16; V]| unsafe { v128_load(x.as_ptr().cast()) };
+    let mut sum = i32x4_splat(0);
+    let chunks = acc.as_chunks::<V>().0.iter().zip(w2.as_chunks::<V>().0);
+    for (c, (a, w2)) in chunks.enumerate() {
+        let mut z = load(a);
+        for row in &extra {
+            z = i16x8_add(z, load(&row[c]));
+        }
+        let z = i16x8_max(z, i16x8_splat(0));
+        sum = i32x4_add(sum, i32x4_dot_i16x8(z, load(w2)));
+    }
+    i32x4_extract_lane::<0>(sum)
+        .wrapping_add(i32x4_extract_lane::<1>(sum))
+        .wrapping_add(i32x4_extract_lane::<2>(sum))
+        .wrapping_add(i32x4_extract_lane::<3>(sum))
+}
+
 /// [`update_body`] at `level`.
 #[inline]
 pub(crate) fn update(
@@ -299,6 +340,9 @@ pub(crate) fn output(
 ) -> i32 {
     debug_assert!(acc.len() == w2.len());
     match level.0 {
+        #[cfg(all(target_arch = "wasm32", target_feature = "simd128"))]
+        Kind::Baseline => output_wasm(acc, rows, extra, w2),
+        #[cfg(not(all(target_arch = "wasm32", target_feature = "simd128")))]
         Kind::Baseline => output_body(acc, rows, extra, w2),
         // SAFETY: as in `update`.
         #[cfg(target_arch = "x86_64")]
