@@ -1,19 +1,21 @@
 //! The learned evaluation's two integer kernels, in 16-bit lanes, compiled three times on
 //! x86-64 (AVX-512, AVX2, and the build's baseline) and picked once by what the processor
-//! says it has; elsewhere (WebAssembly with `simd128`, ARM) the baseline alone, which the
-//! compiler vectorises for that target.
+//! says it has; elsewhere the baseline alone, which the compiler vectorises for that
+//! target (WebAssembly with `simd128` has its own leaf kernel).
 //!
 //! Why `unsafe` here, and only here: the project builds for x86-64-v2 (SSE4.2), whose
 //! vectors hold 8 lanes of 16 bits; AVX2 holds 16 and AVX-512 32, which is what lets a
-//! network 4 to 8 times wider than the release one cost the search about what the release
-//! one does. A function compiled for features the build does not assume may only be
-//! called where the processor has them, which the compiler cannot check: each call below
-//! is made only through a [`Level`] that [`Level::detect`] found, the one way to make the
-//! faster levels. The kernels themselves are plain loops over fixed-size chunks (no
-//! intrinsics), the same source for every level, which the compiler turns into vector
-//! instructions of the width the level allows. Nightly's `std::simd` is not available on
-//! the stable toolchain, and a crate such as `pulp` would dispatch in the same way with
-//! more API than these two loops need.
+//! network 4 to 8 times wider than the 32-unit one cost the search about what that one
+//! does. A function compiled for features the build does not assume may only be called
+//! where the processor has them, which the compiler cannot check: each call below is made
+//! only through a [`Level`] that [`Level::detect`] found, the one way to make the faster
+//! levels. The accumulator's update is plain Rust over fixed-size chunks, the same source
+//! for every level, which the compiler turns into vector instructions of the width the
+//! level allows; the leaf's kernel is written with `std::arch` intrinsics (the compiler
+//! does not find the multiply-add of pairs in the plain loop), whose only unsafe
+//! operations are loads of whole `[i16; N]` arrays. Nightly's `std::simd` is not
+//! available on the stable toolchain, `wide` chooses at compile time (the baseline here),
+//! and `pulp` would dispatch in the same way with more API than two kernels need.
 #![allow(unsafe_code)]
 
 /// Lanes of a chunk: hidden widths are padded to a multiple of this (one AVX-512 vector,
