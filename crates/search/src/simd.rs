@@ -42,8 +42,16 @@ enum Kind {
 
 impl Level {
     /// The widest level this processor runs (`FANORONA_SIMD=baseline|avx2` asks for a
-    /// narrower one, to compare them; a wider one than the processor has is never used).
+    /// narrower one, to compare them; a wider one than the processor has is never used),
+    /// found once a process: every network quantized after asks again (tree learning
+    /// does at each step).
     pub(crate) fn detect() -> Level {
+        static LEVEL: std::sync::OnceLock<Level> = std::sync::OnceLock::new();
+        *LEVEL.get_or_init(Level::probe)
+    }
+
+    /// What [`Level::detect`] finds.
+    fn probe() -> Level {
         #[cfg(target_arch = "x86_64")]
         {
             let cap = std::env::var("FANORONA_SIMD").unwrap_or_default();
