@@ -592,6 +592,11 @@ impl LearnedEval {
         (x.hand + 100.0 * y).round() as i32
     }
 
+    /// How many parameters [`LearnedEval::params_mut`] gives.
+    pub(crate) fn params_len(&self) -> usize {
+        self.w1.len() + 2 * self.hidden + 1
+    }
+
     /// The parameters in the order of the file and the gradient: w1, b1, w2, b2.
     pub(crate) fn params_mut(&mut self) -> impl Iterator<Item = &mut f32> {
         self.w1
@@ -690,7 +695,7 @@ impl LearnedEval {
             }
         }
         let mut e = LearnedEval::new(variant, hidden, 0);
-        let expected = e.w1.len() + 2 * hidden + 1;
+        let expected = e.params_len();
         if values.len() != expected {
             return Err(LearnedEvalError::Count {
                 expected,

@@ -152,7 +152,7 @@ impl LearnedEval {
     fn gradient(&self, batch: &[(Features, f32, Bound)]) -> (Vec<f32>, f64) {
         let h = self.hidden;
         let (n1, nb1, nw2) = (self.w1.len(), h, h);
-        let mut g = vec![0.0f32; n1 + nb1 + nw2 + 1];
+        let mut g = vec![0.0f32; self.params_len()];
         let mut z = vec![0.0; h];
         let d0 = 2 * self.variant.points();
         let scale = 1.0 / batch.len().max(1) as f32;
@@ -460,7 +460,7 @@ struct Adam {
 
 impl Adam {
     fn new(e: &LearnedEval) -> Adam {
-        let n = e.w1.len() + 2 * e.hidden + 1;
+        let n = e.params_len();
         Adam {
             m: vec![0.0; n],
             v: vec![0.0; n],
