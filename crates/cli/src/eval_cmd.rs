@@ -53,9 +53,6 @@ pub struct TuneEvalArgs {
     /// Hidden units of the network.
     #[arg(long, value_name = "H", default_value_t = 32)]
     pub hidden: usize,
-    /// Units of a second hidden layer (0: none; experimental, computed in floating point).
-    #[arg(long, value_name = "H", default_value_t = 0)]
-    pub hidden2: usize,
     /// Passes over the positions.
     #[arg(long, value_name = "N", default_value_t = 8)]
     pub epochs: u32,
@@ -154,9 +151,6 @@ pub fn tune_eval(a: TuneEvalArgs) -> Result<()> {
         eprintln!("wrote {} labelled positions to {}", data.len(), p.display());
     }
     let mut e = LearnedEval::new(a.variant, a.hidden, a.seed);
-    if a.hidden2 > 0 {
-        e = e.with_layer2(a.hidden2.min(64), a.seed);
-    }
     let cfg = FitConfig {
         epochs: a.epochs,
         batch: a.batch,

@@ -75,11 +75,6 @@ pub struct LearnedEval {
     pub(crate) b1: Vec<f32>,
     pub(crate) w2: Vec<f32>,
     pub(crate) b2: f32,
-    /// Units of a second hidden layer (0: none); with one, `l2_w` (first-layer units by
-    /// second-layer ones) and `l2_b` feed it and `w2` has `hidden2` weights.
-    pub(crate) hidden2: usize,
-    pub(crate) l2_w: Vec<f32>,
-    pub(crate) l2_b: Vec<f32>,
     /// Whether the output corrects the hand-written evaluation (`true`, every file of
     /// format 1) or is the whole score (`false`: an evaluation learned from zero
     /// knowledge, [`LearnedEval::zero`]).
@@ -296,9 +291,6 @@ impl LearnedEval {
             b1: vec![0.0; hidden],
             w2: vec![0.0; hidden],
             b2: 0.0,
-            hidden2: 0,
-            l2_w: Vec::new(),
-            l2_b: Vec::new(),
             hand_base: true,
             packed: Packed::default(),
         };
@@ -316,21 +308,6 @@ impl LearnedEval {
         e
     }
 
-    /// The same network with a second hidden layer of `hidden2` units (random weights;
-    /// the output still zero).
-    pub fn with_layer2(mut self, hidden2: usize, seed: u64) -> LearnedEval {
-        let mut rng = SmallRng::seed_from_u64(seed ^ 0x5EC0_4D);
-        let bound = (6.0 / (self.hidden + hidden2) as f32).sqrt();
-        self.hidden2 = hidden2;
-        self.l2_w = (0..self.hidden * hidden2)
-            .map(|_| rng.random_range(-bound..bound))
-            .collect();
-        self.l2_b = vec![0.0; hidden2];
-        self.w2 = vec![0.0; hidden2];
-        self.quantize();
-        self
-    }
-
     /// Whether the output corrects the hand-written evaluation (else it is the whole
     /// score).
     pub fn hand_base(&self) -> bool {
@@ -339,11 +316,6 @@ impl LearnedEval {
 
     /// Sets the engine's copy ([`Packed`]) from the weights (after every change of them).
     pub(crate) fn quantize(&mut self) {
-        if self.hidden2 > 0 {
-            // Computed whole in floating point (experimental).
-            self.packed = Packed::default();
-            return;
-        }
         let (h, v) = (self.hidden, self.variant);
         let n = v.points();
         let d0 = 2 * n;
@@ -419,7 +391,7 @@ impl LearnedEval {
     /// Whether the accumulated path serves positions of `variant`.
     #[inline]
     fn accumulates(&self, variant: Variant) -> bool {
-        variant == self.variant && self.hidden <= MAX_ACC_HIDDEN && self.hidden2 == 0
+        variant == self.variant && self.hidden <= MAX_ACC_HIDDEN
     }
 
     /// Appends the board rows of `c`'s pieces on `points` in `side`'s view to `rows`.
@@ -561,34 +533,9 @@ impl LearnedEval {
         }
     }
 
-    /// The second layer's sums from the first's (before its ReLU), into `z2`.
-    #[inline]
-    pub(crate) fn layer2(&self, z: &[f32], z2: &mut [f32]) {
-        let h2 = self.hidden2;
-        z2.copy_from_slice(&self.l2_b);
-        for (u, &a) in z.iter().enumerate() {
-            if a > 0.0 {
-                let row = &self.l2_w[u * h2..(u + 1) * h2];
-                for (s, w) in z2.iter_mut().zip(row) {
-                    *s += a * w;
-                }
-            }
-        }
-    }
-
     /// The correction for `x`, in pieces.
     pub(crate) fn output(&self, x: &Features, z: &mut [f32]) -> f32 {
         self.hidden_sums(x, z);
-        if self.hidden2 > 0 {
-            let mut z2 = [0f32; 64];
-            let z2 = &mut z2[..self.hidden2];
-            self.layer2(z, z2);
-            return self.b2
-                + z2.iter()
-                    .zip(&self.w2)
-                    .map(|(a, w)| a.max(0.0) * w)
-                    .sum::<f32>();
-        }
         self.b2
             + z.iter()
                 .zip(&self.w2)
@@ -647,7 +594,7 @@ impl LearnedEval {
 
     /// How many parameters [`LearnedEval::params_mut`] gives.
     pub(crate) fn params_len(&self) -> usize {
-        self.w1.len() + self.hidden + self.l2_w.len() + self.l2_b.len() + self.w2.len() + 1
+        self.w1.len() + 2 * self.hidden + 1
     }
 
     /// The parameters in the order of the file and the gradient: w1, b1, w2, b2.
@@ -655,8 +602,6 @@ impl LearnedEval {
         self.w1
             .iter_mut()
             .chain(self.b1.iter_mut())
-            .chain(self.l2_w.iter_mut())
-            .chain(self.l2_b.iter_mut())
             .chain(self.w2.iter_mut())
             .chain(std::iter::once(&mut self.b2))
     }
@@ -670,20 +615,7 @@ impl LearnedEval {
             self.hidden,
             if self.hand_base { "hand" } else { "none" }
         );
-        if self.hidden2 > 0 {
-            let _ = writeln!(s, "layer2 {}", self.hidden2);
-        }
-        for group in [
-            &self.w1[..],
-            &self.b1[..],
-            &self.l2_w[..],
-            &self.l2_b[..],
-            &self.w2[..],
-            &[self.b2][..],
-        ] {
-            if group.is_empty() {
-                continue;
-            }
+        for group in [&self.w1[..], &self.b1[..], &self.w2[..], &[self.b2][..]] {
             let mut first = true;
             for w in group {
                 if !first {
@@ -750,17 +682,6 @@ impl LearnedEval {
         } else {
             true
         };
-        let mut lines = lines.peekable();
-        let mut hidden2 = 0;
-        if let Some(v) = lines.peek().and_then(|l| l.trim().strip_prefix("layer2 ")) {
-            hidden2 = v
-                .trim()
-                .parse()
-                .ok()
-                .filter(|&h| (1..=64).contains(&h))
-                .ok_or_else(|| LearnedEvalError::Header(format!("layer2 {v} (1 to 64)")))?;
-            lines.next();
-        }
         let mut values = Vec::new();
         for (index, word) in lines.flat_map(str::split_whitespace).enumerate() {
             match word.parse::<f32>() {
@@ -774,9 +695,6 @@ impl LearnedEval {
             }
         }
         let mut e = LearnedEval::new(variant, hidden, 0);
-        if hidden2 > 0 {
-            e = e.with_layer2(hidden2, 0);
-        }
         let expected = e.params_len();
         if values.len() != expected {
             return Err(LearnedEvalError::Count {

@@ -150,12 +150,10 @@ impl LearnedEval {
     /// for a bound (a prediction on the right side of a lower or upper bound costs
     /// nothing).
     fn gradient(&self, batch: &[(Features, f32, Bound)]) -> (Vec<f32>, f64) {
-        let (h, h2) = (self.hidden, self.hidden2);
-        let (n1, nl2w, nl2b) = (self.w1.len(), self.l2_w.len(), self.l2_b.len());
+        let h = self.hidden;
+        let (n1, nb1, nw2) = (self.w1.len(), h, h);
         let mut g = vec![0.0f32; self.params_len()];
         let mut z = vec![0.0; h];
-        let mut z2 = vec![0.0; h2];
-        let mut dz1 = vec![0.0; h];
         let d0 = 2 * self.variant.points();
         let scale = 1.0 / batch.len().max(1) as f32;
         let mut loss = 0.0f64;
@@ -169,43 +167,13 @@ impl LearnedEval {
             }
             let dy = 2.0 * e * p * (1.0 - p) * 100.0 / SCALE * scale;
             let (gw1, rest) = g.split_at_mut(n1);
-            let (gb1, rest) = rest.split_at_mut(h);
-            let (gl2w, rest) = rest.split_at_mut(nl2w);
-            let (gl2b, rest) = rest.split_at_mut(nl2b);
-            let (gw2, gb2) = rest.split_at_mut(rest.len() - 1);
+            let (gb1, rest) = rest.split_at_mut(nb1);
+            let (gw2, gb2) = rest.split_at_mut(nw2);
             gb2[0] += dy;
-            // The first layer's error: through the output alone, or through the
-            // second layer.
-            if h2 == 0 {
-                for k in 0..h {
-                    dz1[k] = if z[k] > 0.0 {
-                        gw2[k] += dy * z[k];
-                        dy * self.w2[k]
-                    } else {
-                        0.0
-                    };
-                }
-            } else {
-                self.layer2(&z, &mut z2);
-                dz1.fill(0.0);
-                for j in 0..h2 {
-                    if z2[j] <= 0.0 {
-                        continue;
-                    }
-                    gw2[j] += dy * z2[j];
-                    let d2 = dy * self.w2[j];
-                    gl2b[j] += d2;
-                    for k in 0..h {
-                        if z[k] > 0.0 {
-                            gl2w[k * h2 + j] += d2 * z[k];
-                            dz1[k] += d2 * self.l2_w[k * h2 + j];
-                        }
-                    }
-                }
-            }
             for k in 0..h {
-                let dz = dz1[k];
-                if dz != 0.0 {
+                if z[k] > 0.0 {
+                    gw2[k] += dy * z[k];
+                    let dz = dy * self.w2[k];
                     gb1[k] += dz;
                     for &i in &x.board {
                         gw1[i as usize * h + k] += dz;
@@ -585,18 +553,9 @@ mod tests {
     }
 
     #[test]
-    fn the_gradient_with_a_second_layer_is_the_loss_slope() {
-        for h2 in [0, 4] {
-            gradient_check(h2);
-        }
-    }
-
-    fn gradient_check(h2: usize) {
+    fn the_gradient_is_the_loss_slope() {
         let w = EvalWeights::default();
         let mut e = LearnedEval::random(Variant::Dimy, 8, 3);
-        if h2 > 0 {
-            e = e.with_layer2(h2, 3);
-        }
         let mut rng = SmallRng::seed_from_u64(9);
         for p in e.params_mut() {
             *p += rng.random_range(-0.3..0.3);
@@ -625,14 +584,8 @@ mod tests {
             };
             (at(eps) - at(-eps)) / (2.0 * f64::from(eps))
         };
-        // Each group of parameters (w1, b1, the second layer's, w2 with b2) on its own.
-        let mut ends = vec![e.w1.len(), e.w1.len() + e.hidden];
-        if h2 > 0 {
-            ends.push(ends[1] + e.l2_w.len() + e.l2_b.len());
-        }
-        ends.push(n);
         let mut start = 0;
-        for end in ends {
+        for end in [e.w1.len(), e.w1.len() + e.hidden, n] {
             let (mut checked, mut agree) = (0, 0);
             for i in start..end {
                 let (a, b) = (slope(i, 2e-3), slope(i, 1e-3));
@@ -645,7 +598,7 @@ mod tests {
                     agree += 1;
                 }
             }
-            let what = format!("layer2 {h2}, parameters {start}..{end}");
+            let what = format!("parameters {start}..{end}");
             assert!(checked * 2 > end - start, "{what}: {checked} checked");
             assert!(
                 agree * 4 >= checked * 3,
