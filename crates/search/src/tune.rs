@@ -587,14 +587,14 @@ mod tests {
         let mut start = 0;
         for end in [e.w1.len(), e.w1.len() + e.hidden, n] {
             let (mut checked, mut agree) = (0, 0);
-            for i in start..end {
+            for (i, &gi) in g.iter().enumerate().take(end).skip(start) {
                 let (a, b) = (slope(i, 2e-3), slope(i, 1e-3));
                 let tol = 3e-2 * a.abs().max(b.abs()) + 3e-6;
                 if (a - b).abs() > tol {
                     continue;
                 }
                 checked += 1;
-                if (a - f64::from(g[i])).abs() < tol {
+                if (a - f64::from(gi)).abs() < tol {
                     agree += 1;
                 }
             }
