@@ -69,13 +69,6 @@ pub struct FitReport {
     pub loss: f64,
 }
 
-fn fit_scale() -> f32 {
-    std::env::var("FANORONA_FIT_SCALE")
-        .ok()
-        .and_then(|v| v.parse().ok())
-        .unwrap_or(SCALE)
-}
-
 fn sigmoid(x: f32) -> f32 {
     1.0 / (1.0 + (-x).exp())
 }
@@ -91,12 +84,11 @@ impl LearnedEval {
         cfg: &FitConfig,
         progress: &mut dyn FnMut(u32, f64),
     ) -> FitReport {
-        let sc = fit_scale();
         let mut rng = SmallRng::seed_from_u64(cfg.seed);
         let mut order: Vec<usize> = (0..data.len()).collect();
         order.shuffle(&mut rng);
         let held = ((data.len() as f32 * cfg.holdout) as usize).min(data.len());
-        let target = |s: i32| sigmoid((s as f32).clamp(-CLAMP, CLAMP) / sc);
+        let target = |s: i32| sigmoid((s as f32).clamp(-CLAMP, CLAMP) / SCALE);
         let mut train = Vec::with_capacity(2 * (data.len() - held));
         for &i in &order[held..] {
             let d = &data[i];
@@ -118,7 +110,7 @@ impl LearnedEval {
             .collect();
         let hand_loss = test
             .iter()
-            .map(|(x, t, _)| (sigmoid(x.hand / sc) - t).powi(2) as f64)
+            .map(|(x, t, _)| (sigmoid(x.hand / SCALE) - t).powi(2) as f64)
             .sum::<f64>()
             / test.len().max(1) as f64;
         let mut adam = Adam::new(self);
@@ -143,12 +135,11 @@ impl LearnedEval {
 
     /// The mean loss over `set`.
     fn loss(&self, set: &[(Features, f32, Bound)]) -> f64 {
-        let sc = fit_scale();
         let mut z = vec![0.0; self.hidden];
         set.iter()
             .map(|(x, t, b)| {
                 let y = self.output(x, &mut z);
-                bound_error(sigmoid((x.hand + 100.0 * y) / sc), *t, *b).powi(2) as f64
+                bound_error(sigmoid((x.hand + 100.0 * y) / SCALE), *t, *b).powi(2) as f64
             })
             .sum::<f64>()
             / set.len().max(1) as f64
@@ -159,7 +150,6 @@ impl LearnedEval {
     /// for a bound (a prediction on the right side of a lower or upper bound costs
     /// nothing).
     fn gradient(&self, batch: &[(Features, f32, Bound)]) -> (Vec<f32>, f64) {
-        let sc = fit_scale();
         let h = self.hidden;
         let (n1, nb1, nw2) = (self.w1.len(), h, h);
         let mut g = vec![0.0f32; self.params_len()];
@@ -169,13 +159,13 @@ impl LearnedEval {
         let mut loss = 0.0f64;
         for (x, t, bound) in batch {
             let y = self.output(x, &mut z);
-            let p = sigmoid((x.hand + 100.0 * y) / sc);
+            let p = sigmoid((x.hand + 100.0 * y) / SCALE);
             let e = bound_error(p, *t, *bound);
             loss += (e * e) as f64;
             if e == 0.0 {
                 continue;
             }
-            let dy = 2.0 * e * p * (1.0 - p) * 100.0 / sc * scale;
+            let dy = 2.0 * e * p * (1.0 - p) * 100.0 / SCALE * scale;
             let (gw1, rest) = g.split_at_mut(n1);
             let (gb1, rest) = rest.split_at_mut(nb1);
             let (gw2, gb2) = rest.split_at_mut(nw2);
