@@ -228,7 +228,7 @@ fn the_api_answers_and_refuses_bad_input() {
                 q("mcts:ckpt=/nonexistent")
             ),
             "",
-            "nonexistent",
+            "ckpt",
         ),
         (
             "POST",
@@ -261,6 +261,207 @@ fn the_api_answers_and_refuses_bad_input() {
     let (status, v) = json(p, "GET", "/nothing/here", "");
     assert_eq!(status, 404);
     assert!(v["error"].is_string());
+}
+
+/// Every option and parameter that takes a path, tried on files outside what the
+/// server allows: each refused alike (whether the file exists or not) with nothing of the
+/// file in the answer; a damaged file the server allows, answered without its bytes or
+/// name; an allowed good one, used.
+#[test]
+fn a_client_names_no_file_the_server_did_not_allow() {
+    let dir = std::env::temp_dir().join(format!("fanorona-serve-files-{}", std::process::id()));
+    let allowed = dir.join("allowed");
+    std::fs::create_dir_all(&allowed).unwrap();
+    std::fs::write(dir.join("secret.txt"), "SECRET-LINE-1\nSECRET-LINE-2\n").unwrap();
+    std::fs::write(allowed.join("broken.txt"), "SECRET-LINE-3 is no book\n").unwrap();
+    let release_eval = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../../checkpoints/release/tsivy/eval.txt"
+    );
+    std::fs::copy(release_eval, allowed.join("eval.txt")).unwrap();
+    let s = start(&[
+        "--engine",
+        "ab:depth=1",
+        "--max-time",
+        "1s",
+        "--allow",
+        allowed.to_str().unwrap(),
+    ]);
+    let p = s.port;
+    let secret = dir.join("secret.txt");
+    let outside = [
+        "/etc/passwd".to_string(),
+        secret.display().to_string(),
+        dir.join("nonexistent").display().to_string(),
+        format!("{}/../secret.txt", allowed.display()),
+        "relative/secret.txt".to_string(),
+    ];
+    let mut refusals = std::collections::HashSet::new();
+    for path in &outside {
+        let mut asks: Vec<String> = ["eval", "book", "tb"]
+            .iter()
+            .map(|o| {
+                format!(
+                    "/api/analyze?fen={}&engine={}",
+                    q(TSIVY),
+                    q(&format!("ab:depth=1,{o}={path}"))
+                )
+            })
+            .collect();
+        asks.extend(["ckpt", "ab_eval", "tb", "book"].iter().map(|o| {
+            format!(
+                "/api/analyze?fen={}&engine={}",
+                q(TSIVY),
+                q(&format!("mcts:sims=2,{o}={path}"))
+            )
+        }));
+        asks.push(format!("/api/net?fen={}&ckpt={}", q(TSIVY), q(path)));
+        for ask in asks {
+            let (status, v) = json(p, "GET", &ask, "");
+            assert_eq!(status, 400, "{ask}: {v}");
+            let e = v["error"].as_str().unwrap();
+            assert!(!e.contains("SECRET") && !e.contains("root:"), "{ask}: {e}");
+            assert!(e.contains("--allow"), "{ask}: {e}");
+            refusals.insert(e.to_string());
+        }
+    }
+    // One answer an option, whichever file was named: the refusal tells nothing of it.
+    assert_eq!(refusals.len(), 5, "{refusals:?}");
+    // A file the server allows but cannot use: none of its bytes come back, and nothing
+    // of why (which line, what is wrong) beyond the spec the client sent.
+    let broken = allowed.join("broken.txt").display().to_string();
+    for spec in [
+        format!("ab:depth=1,book={broken}"),
+        format!("ab:depth=1,eval={broken}"),
+    ] {
+        let (status, v) = json(
+            p,
+            "GET",
+            &format!("/api/analyze?fen={}&engine={}", q(TSIVY), q(&spec)),
+            "",
+        );
+        assert_eq!(status, 400, "{spec}: {v}");
+        let e = v["error"].as_str().unwrap();
+        assert!(
+            !e.contains("SECRET") && !e.contains("line") && e.contains("server's log"),
+            "{spec}: {e}"
+        );
+    }
+    // An allowed good file plays.
+    let good = allowed.join("eval.txt").display().to_string();
+    let (status, v) = json(
+        p,
+        "GET",
+        &format!(
+            "/api/analyze?fen={}&engine={}",
+            q(TSIVY),
+            q(&format!("ab:depth=2,eval={good}"))
+        ),
+        "",
+    );
+    assert_eq!(status, 200, "{v}");
+    assert!(v["best"].is_string(), "{v}");
+    drop(s);
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// The server's memory and slots: a client's `hash` and `threads` lowered to the caps, a
+/// full queue answered `503` with `Retry-After`, bodies bounded in size and time.
+#[test]
+fn requests_are_bounded() {
+    let s = start(&[
+        "--max-time",
+        "2s",
+        "--max-analyses",
+        "1",
+        "--queue",
+        "1",
+        "--max-hash",
+        "16",
+    ]);
+    let p = s.port;
+    // Far more hash than the cap: the table the server makes is the cap's.
+    let (status, v) = json(
+        p,
+        "GET",
+        &format!(
+            "/api/analyze?fen={}&engine={}",
+            q(DIMY),
+            q("ab:time=200ms,hash=8192,threads=256")
+        ),
+        "",
+    );
+    assert_eq!(status, 200, "{v}");
+    #[cfg(target_os = "linux")]
+    {
+        let status = std::fs::read_to_string(format!("/proc/{}/status", s.child.id())).unwrap();
+        let peak_kb: u64 = status
+            .lines()
+            .find_map(|l| l.strip_prefix("VmPeak:"))
+            .and_then(|v| v.split_whitespace().next()?.parse().ok())
+            .unwrap();
+        assert!(
+            peak_kb < 4 * 1024 * 1024,
+            "VmPeak {peak_kb} kB: the 8 GiB table was made"
+        );
+    }
+    // One slot, one waiting place: of four searches at once, some are turned away.
+    let handles: Vec<_> = (0..4)
+        .map(|_| {
+            std::thread::spawn(move || {
+                raw_http(
+                    p,
+                    &format!(
+                        "GET /api/analyze?fen={}&engine={} HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n",
+                        q(DIMY),
+                        q("ab:time=1s")
+                    ),
+                )
+            })
+        })
+        .collect();
+    let answers: Vec<String> = handles.into_iter().map(|h| h.join().unwrap()).collect();
+    let busy: Vec<&String> = answers
+        .iter()
+        .filter(|a| a.starts_with("HTTP/1.1 503"))
+        .collect();
+    let done = answers
+        .iter()
+        .filter(|a| a.starts_with("HTTP/1.1 200"))
+        .count();
+    assert!(
+        !busy.is_empty() && done >= 1 && busy.len() + done == 4,
+        "{answers:?}"
+    );
+    for b in busy {
+        assert!(b.to_ascii_lowercase().contains("retry-after: 2"), "{b}");
+    }
+    // A body larger than the limit, and one that never arrives.
+    let raw = raw_http(
+        p,
+        "POST /api/replay HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 307200\r\n\r\n",
+    );
+    assert!(raw.starts_with("HTTP/1.1 413"), "{raw}");
+    let t = Instant::now();
+    let raw = raw_http(
+        p,
+        "POST /api/play HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n{",
+    );
+    assert!(raw.starts_with("HTTP/1.1 408"), "{raw}");
+    assert!(t.elapsed() < Duration::from_secs(30));
+    // And the server still answers.
+    let (status, _) = json(p, "GET", "/api/info", "");
+    assert_eq!(status, 200);
+}
+
+/// Sends `request` as it is and reads the whole answer (the server closes).
+fn raw_http(port: u16, request: &str) -> String {
+    let mut s = TcpStream::connect(("127.0.0.1", port)).unwrap();
+    s.set_read_timeout(Some(Duration::from_secs(60))).unwrap();
+    let _ = s.write_all(request.as_bytes());
+    let mut raw = Vec::new();
+    let _ = s.read_to_end(&mut raw);
+    String::from_utf8_lossy(&raw).into_owned()
 }
 
 #[test]

@@ -112,6 +112,54 @@ fn two_engines_play_a_whole_game_through_the_protocol() {
     }
 }
 
+/// A match runner of the dialect: each turn `position fen <start> moves ...` from the
+/// start FEN as RULES.md and that dialect's engines write it (`w 0 0`), a `go`, one
+/// `bestmove`; a whole tsivy game, then `replay --fen` accepts its turns.
+#[test]
+fn a_match_runner_plays_a_whole_game_from_the_start_fen() {
+    let start = "BBBBBBBBB/BBBBBBBBB/BWBW1BWBW/WWWWWWWWW/WWWWWWWWW w 0 0";
+    let mut engines = [
+        Engine::start(&["setoption name Hash value 16"]),
+        Engine::start(&["setoption name EvalFile value none"]),
+    ];
+    for e in &mut engines {
+        e.send("ucinewgame");
+        e.send("isready");
+        e.until("readyok");
+    }
+    let mut moves: Vec<String> = Vec::new();
+    let mut over = false;
+    for ply in 0..300 {
+        let e = &mut engines[ply % 2];
+        let tail = if moves.is_empty() {
+            String::new()
+        } else {
+            format!(" moves {}", moves.join(" "))
+        };
+        e.send(&format!("position fen {start}{tail}"));
+        e.send("go depth 1");
+        let best = e.until("bestmove ");
+        let turn = best.strip_prefix("bestmove ").unwrap();
+        if turn == "(none)" {
+            over = true;
+            break;
+        }
+        moves.push(turn.to_string());
+    }
+    assert!(moves.len() > 10, "{moves:?}");
+    let o = Command::new(env!("CARGO_BIN_EXE_fanorona"))
+        .args(["replay", "--json", "--fen", start, &moves.join(" ")])
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let v: serde_json::Value =
+        serde_json::from_str(String::from_utf8_lossy(&o.stdout).lines().last().unwrap()).unwrap();
+    assert_eq!(v["turns"].as_u64(), Some(moves.len() as u64), "{v}");
+    if over {
+        assert_ne!(v["result"], "ongoing", "{v}");
+    }
+}
+
 #[test]
 fn malformed_commands_get_an_error_line_and_the_engine_goes_on() {
     let mut child = Command::new(env!("CARGO_BIN_EXE_fanorona"))
@@ -130,5 +178,8 @@ fn malformed_commands_get_an_error_line_and_the_engine_goes_on() {
     let text = String::from_utf8_lossy(&out.stdout);
     assert!(out.status.success());
     assert_eq!(text.matches("info string error:").count(), 4, "{text}");
+    // The `go` could not search, and still got its one answer.
+    assert_eq!(text.matches("bestmove").count(), 1, "{text}");
+    assert!(text.contains("bestmove (none)"), "{text}");
     assert!(text.ends_with("readyok\n"), "{text}");
 }

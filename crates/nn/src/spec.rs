@@ -526,6 +526,83 @@ impl EngineSpec {
         }
     }
 
+    /// Every file or folder the spec names, with the option that names it: `eval`,
+    /// `book`, `tb`, `ckpt` and `ab_eval`, less the words that name none (`release`,
+    /// `none`) and the tables [`EngineSpec::with_found_tables`] chose. A server checks
+    /// these against what it allows before it reads anything (`fanorona serve`).
+    pub fn files(&self) -> Vec<(&'static str, &std::path::Path)> {
+        let release = |p: &std::path::Path| p.as_os_str() == "release";
+        let mut out: Vec<(&'static str, &std::path::Path)> = Vec::new();
+        let (tb, book) = match self {
+            EngineSpec::Ab { eval, tb, book, .. } => {
+                out.extend(eval.as_deref().filter(|p| !release(p)).map(|p| ("eval", p)));
+                (tb, book)
+            }
+            EngineSpec::Mcts {
+                ckpt,
+                ab_eval,
+                tb,
+                book,
+                ..
+            } => {
+                if let NetSource::Dir(d) = ckpt {
+                    out.push(("ckpt", d));
+                }
+                if let AbEvalSource::File(f) = ab_eval
+                    && !release(f)
+                {
+                    out.push(("ab_eval", f));
+                }
+                (tb, book)
+            }
+            EngineSpec::Random { .. } => return out,
+        };
+        if let Tables::Dir(d) = tb {
+            out.push(("tb", d));
+        }
+        out.extend(book.as_deref().filter(|p| !release(p)).map(|p| ("book", p)));
+        out
+    }
+
+    /// The spec with its search resources capped: alpha-beta's `threads` and `hash`
+    /// (MiB) at most `threads` and `hash_mb`, its time and an `mcts` search's at most
+    /// `time` (a spec without a limit gets `time`), and an `mcts` search's simulations
+    /// at most `sims`, a Gumbel search's at most `gumbel_sims` (Gumbel plans its
+    /// simulations in advance, so they and not the time are its bound). What a server
+    /// applies to every spec a client sends.
+    pub fn capped(
+        mut self,
+        threads: usize,
+        hash_mb: usize,
+        time: Duration,
+        sims: u32,
+        gumbel_sims: u32,
+    ) -> Self {
+        let clamp = |t: Option<Duration>| Some(t.map_or(time, |t| t.min(time)));
+        match &mut self {
+            EngineSpec::Ab { cfg, limits, .. } => {
+                cfg.threads = cfg.threads.clamp(1, threads.max(1));
+                cfg.hash_mb = cfg.hash_mb.clamp(1, hash_mb.max(1));
+                limits.time = clamp(limits.time);
+            }
+            EngineSpec::Mcts {
+                sims: s,
+                time: t,
+                search,
+                ..
+            } => {
+                if search.named("gumbel") == Some("true") {
+                    *s = (*s).min(gumbel_sims);
+                } else {
+                    *s = (*s).min(sims);
+                    *t = clamp(*t);
+                }
+            }
+            EngineSpec::Random { .. } => {}
+        }
+        self
+    }
+
     /// The spec of an interactive player (`play`, `analyze`, `serve`, Python's
     /// `Engine`): one that names no tables uses those in `dir` (the default folder,
     /// [`fanorona_tb::default_dir`]) when it holds the board's; `tb=none` keeps it

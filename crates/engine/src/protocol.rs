@@ -1,0 +1,479 @@
+//! `fanorona uci`: the engine protocol, the dialect of UCI that Fanorona engines speak
+//! (an-do-ni-ai-na's), over stdin and stdout, so that a GUI or match runner written for
+//! such an engine drives this one unchanged.
+//!
+//! ```text
+//! uci                                   -> id name ..., option ..., uciok
+//! isready                               -> readyok
+//! setoption name Variant value dimy     (tsivy, dimy; also Hash, Threads, EvalFile)
+//! ucinewgame
+//! position startpos [moves d3e3W ...]
+//! position fen BBBBBBBBB/BBBBBBBBB/BWBW1BWBW/WWWWWWWWW/WWWWWWWWW w 0 1 [moves ...]
+//! go movetime 500 | depth 8 | nodes 100000 | wtime W btime B [winc I binc I] | infinite
+//!                                       -> info depth .. score cp|mate .. nodes .. pv ..
+//!                                          bestmove d3e3W
+//! stop                                  (ends a search now: its bestmove comes)
+//! quit
+//! ```
+//!
+//! Turns are the points visited, each capture followed by `A` (approach) or `W`
+//! (withdrawal) (`fanorona_rules::notation::format_engine_turn`); the FEN's last field
+//! is the full-move number, as that dialect has it (this project's own FEN counts turns
+//! played). The engine is alpha-beta with the release's learned evaluation
+//! (`EvalFile`, `none` for the hand-written one) and the endgame tables when found
+//! (`$FANORONA_TB`, else `checkpoints/tablebases`). A malformed or illegal command is
+//! answered by `info string error: ...` and changes nothing.
+
+use anyhow::Result;
+use fanorona_rules::notation::{format_engine_turn, parse_turn};
+use fanorona_rules::{Color, History, Position, RuleOptions, TurnMode, Variant};
+use fanorona_search::{AbConfig, AlphaBeta, Limits, SearchResult};
+use std::io::{BufRead, Write};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Mutex};
+use std::thread::JoinHandle;
+use std::time::Duration;
+
+/// `fanorona uci`'s options.
+#[derive(clap::Args, Debug)]
+pub struct UciArgs {}
+
+/// Where the protocol's lines go: stdout, or a buffer in the tests.
+type Out = Arc<Mutex<dyn Write + Send>>;
+
+fn say(out: &Out, line: &str) {
+    let mut o = out.lock().unwrap_or_else(|e| e.into_inner());
+    let _ = writeln!(o, "{line}");
+    let _ = o.flush();
+}
+
+/// The protocol's state between commands.
+struct Session {
+    out: Out,
+    variant: Variant,
+    rules: RuleOptions,
+    game: History,
+    hash_mb: usize,
+    threads: usize,
+    /// `EvalFile`: `release`, a file, or `none`.
+    eval: String,
+    /// The engine, made on the first `go` after a change of options.
+    engine: Option<AlphaBeta>,
+    /// The search in progress: its thread (which gives the engine back) and stop flag.
+    search: Option<(JoinHandle<AlphaBeta>, Arc<AtomicBool>)>,
+}
+
+impl Session {
+    fn new(out: Out) -> Session {
+        let rules = RuleOptions::default();
+        Session {
+            out,
+            variant: Variant::Tsivy,
+            rules,
+            game: History::new(Position::start(Variant::Tsivy, rules)),
+            hash_mb: 64,
+            threads: 1,
+            eval: "release".into(),
+            engine: None,
+            search: None,
+        }
+    }
+
+    fn error(&self, what: &str) {
+        say(&self.out, &format!("info string error: {what}"));
+    }
+
+    /// Waits for the search in progress, stopping it first when `stop`.
+    fn finish(&mut self, stop: bool) {
+        if let Some((handle, flag)) = self.search.take() {
+            if stop {
+                // The search clears the flag when it starts: set it until it ends.
+                while !handle.is_finished() {
+                    flag.store(true, Ordering::Relaxed);
+                    std::thread::sleep(Duration::from_millis(1));
+                }
+            }
+            match handle.join() {
+                Ok(engine) => self.engine = Some(engine),
+                Err(_) => self.error("the search failed"),
+            }
+        }
+    }
+
+    /// Handles one line; `false` for `quit`.
+    fn execute(&mut self, line: &str) -> bool {
+        let words: Vec<&str> = line.split_whitespace().collect();
+        let Some((&command, args)) = words.split_first() else {
+            return true;
+        };
+        match command {
+            "quit" => {
+                self.finish(true);
+                return false;
+            }
+            "stop" => self.finish(true),
+            "uci" => {
+                let version = env!("CARGO_PKG_VERSION");
+                for l in [
+                    format!("id name Fanorona {version}"),
+                    "id author the fanorona contributors".into(),
+                    "option name Variant type combo default tsivy var tsivy var dimy".into(),
+                    "option name Hash type spin default 64 min 1 max 65536".into(),
+                    "option name Threads type spin default 1 min 1 max 256".into(),
+                    "option name EvalFile type string default release".into(),
+                    "uciok".into(),
+                ] {
+                    say(&self.out, &l);
+                }
+            }
+            "isready" => say(&self.out, "readyok"),
+            "ucinewgame" => {
+                self.finish(true);
+                if let Some(e) = &mut self.engine {
+                    e.new_game();
+                }
+                self.game = History::new(Position::start(self.variant, self.rules));
+            }
+            "setoption" => {
+                self.finish(true);
+                if let Err(e) = self.set_option(args) {
+                    self.error(&e);
+                }
+            }
+            "position" => {
+                self.finish(true);
+                match self.position(args) {
+                    Ok(game) => self.game = game,
+                    Err(e) => self.error(&e),
+                }
+            }
+            "go" => {
+                self.finish(true);
+                match go_limits(args, self.game.position().side_to_move()) {
+                    Ok(limits) => self.go(limits),
+                    Err(e) => self.error(&e),
+                }
+            }
+            "d" => say(
+                &self.out,
+                &format!("info string fen {}", self.game.position().fen()),
+            ),
+            other => self.error(&format!("unknown command `{other}`")),
+        }
+        true
+    }
+
+    fn set_option(&mut self, args: &[&str]) -> Result<(), String> {
+        let text = args.join(" ");
+        let rest = text
+            .strip_prefix("name ")
+            .ok_or("expected `setoption name NAME value VALUE`")?;
+        let (name, value) = rest
+            .split_once(" value ")
+            .ok_or("expected `setoption name NAME value VALUE`")?;
+        let value = value.trim();
+        let number = |lo: usize, hi: usize| {
+            value
+                .parse::<usize>()
+                .ok()
+                .filter(|n| (lo..=hi).contains(n))
+                .ok_or(format!("{name} must be {lo} to {hi}, not `{value}`"))
+        };
+        match name.trim().to_ascii_lowercase().as_str() {
+            "variant" => {
+                let v: Variant = value
+                    .parse()
+                    .ok()
+                    .filter(|v| *v != Variant::Telo)
+                    .ok_or(format!("Variant must be tsivy or dimy, not `{value}`"))?;
+                self.variant = v;
+                self.game = History::new(Position::start(v, self.rules));
+            }
+            "hash" => self.hash_mb = number(1, 65536)?,
+            "threads" => self.threads = number(1, 256)?,
+            "evalfile" => self.eval = value.to_string(),
+            _ => return Err(format!("unknown option `{}`", name.trim())),
+        }
+        self.engine = None;
+        Ok(())
+    }
+
+    /// `position startpos|fen FEN [moves ...]`: the game it describes.
+    fn position(&self, args: &[&str]) -> Result<History, String> {
+        let moves_at = args.iter().position(|w| *w == "moves");
+        let (setup, moves) = match moves_at {
+            Some(i) => (&args[..i], &args[i + 1..]),
+            None => (args, &[][..]),
+        };
+        let start = match setup {
+            ["startpos"] => Position::start(self.variant, self.rules),
+            ["fen", fen @ ..] => protocol_fen(fen, self.rules)?,
+            _ => return Err("expected `position startpos|fen FEN [moves ...]`".into()),
+        };
+        if start.variant() != self.variant {
+            return Err(format!(
+                "the FEN is a {} position; setoption name Variant value {} first",
+                start.variant(),
+                start.variant()
+            ));
+        }
+        let mut game = History::new(start);
+        for m in moves {
+            if game.outcome().is_some() {
+                return Err(format!("move {m}: the game is over"));
+            }
+            let turn = parse_turn(game.position(), m).map_err(|e| e.to_string())?;
+            game.play_unchecked(&turn);
+        }
+        Ok(game)
+    }
+
+    fn go(&mut self, limits: Limits) {
+        let engine = match self.engine.take() {
+            Some(e) => e,
+            None => match self.make_engine() {
+                Ok(e) => e,
+                Err(e) => return self.error(&e),
+            },
+        };
+        let flag = engine.stop_handle();
+        let (game, out) = (self.game.clone(), self.out.clone());
+        let handle = std::thread::spawn(move || {
+            let mut engine = engine;
+            let pos = *game.position();
+            if pos.turns(TurnMode::Distinct).is_empty() || game.outcome().is_some() {
+                say(&out, "info string the game is over");
+                say(&out, "bestmove (none)");
+                return engine;
+            }
+            let r = engine.search(&game, &limits);
+            say(&out, &info_line(&pos, &r));
+            match r.best {
+                Some(t) => say(&out, &format!("bestmove {}", format_engine_turn(&pos, &t))),
+                None => say(&out, "bestmove (none)"),
+            }
+            engine
+        });
+        self.search = Some((handle, flag));
+    }
+
+    fn make_engine(&self) -> Result<AlphaBeta, String> {
+        let learned = match self.eval.as_str() {
+            "none" | "" | "<empty>" => None,
+            name => Some(
+                fanorona_nn::spec::load_learned(std::path::Path::new(name), self.variant)
+                    .map_err(|e| format!("EvalFile: {e}"))?,
+            ),
+        };
+        // Tables where they are kept, when they are there (none is no error).
+        let tb = fanorona_nn::spec::load_tables(&crate::tb_cmd::default_dir(), self.variant).ok();
+        Ok(AlphaBeta::new(AbConfig {
+            hash_mb: self.hash_mb,
+            threads: self.threads,
+            learned,
+            tb,
+            ..AbConfig::default()
+        }))
+    }
+}
+
+/// The dialect's FEN (rows, side, then optionally the quiet counter and the full-move
+/// number) as a position.
+fn protocol_fen(words: &[&str], rules: RuleOptions) -> Result<Position, String> {
+    let (board, side, quiet, fullmove) = match words {
+        [b, s] => (*b, *s, "0", None),
+        [b, s, q] => (*b, *s, *q, None),
+        [b, s, q, f] => (*b, *s, *q, Some(*f)),
+        _ => {
+            return Err(
+                "a FEN is rows, side, and optionally the quiet counter and move number".into(),
+            );
+        }
+    };
+    let black = side == "b";
+    let ply = match fullmove {
+        None => 2,
+        Some(f) => {
+            let n: u32 = f
+                .parse()
+                .ok()
+                .filter(|n| *n >= 1)
+                .ok_or(format!("move number `{f}` is not a number from 1"))?;
+            2 * (n - 1) + u32::from(black)
+        }
+    };
+    Position::from_fen(&format!("{board} {side} {quiet} {ply}"), rules).map_err(|e| e.to_string())
+}
+
+/// The search's limits of `go ...` for `side` to move.
+fn go_limits(args: &[&str], side: Color) -> Result<Limits, String> {
+    let mut limits = Limits::default();
+    let (mut time, mut inc, mut movestogo) = ([None, None], [0u64, 0], None);
+    let mut i = 0;
+    while i < args.len() {
+        let key = args[i];
+        if key == "infinite" {
+            limits.depth = Some(100);
+            i += 1;
+            continue;
+        }
+        let value = args
+            .get(i + 1)
+            .and_then(|v| v.parse::<u64>().ok())
+            .ok_or(format!("go {key} needs a number"))?;
+        match key {
+            "depth" => limits.depth = Some(value.clamp(1, 100) as u32),
+            "nodes" => limits.nodes = Some(value.max(1)),
+            "movetime" => limits.time = Some(Duration::from_millis(value.max(1))),
+            "wtime" => time[0] = Some(value),
+            "btime" => time[1] = Some(value),
+            "winc" => inc[0] = value,
+            "binc" => inc[1] = value,
+            "movestogo" => movestogo = Some(value.max(1)),
+            other => return Err(format!("unknown go parameter `{other}`")),
+        }
+        i += 2;
+    }
+    // A clock: a share of the time left (a 40th, or the moves to go's share) plus most
+    // of the increment, never more than half of what is left.
+    let s = side.index();
+    if limits.time.is_none()
+        && let Some(left) = time[s]
+    {
+        let share = left / movestogo.unwrap_or(40) + inc[s] * 3 / 4;
+        limits.time = Some(Duration::from_millis(share.min(left / 2).max(1)));
+    }
+    if limits.depth.is_none() && limits.nodes.is_none() && limits.time.is_none() {
+        // `go` alone: a second.
+        limits.time = Some(Duration::from_secs(1));
+    }
+    Ok(limits)
+}
+
+/// `info depth D score cp S|mate N nodes N nps N time MS pv ...` for a search of `pos`.
+fn info_line(pos: &Position, r: &SearchResult) -> String {
+    let score = match r.mate_in() {
+        Some(n) => format!("mate {n}"),
+        None => format!("cp {}", r.score),
+    };
+    let ms = (r.seconds * 1000.0).round() as u64;
+    let nps = (r.nodes as f64 / r.seconds.max(1e-6)) as u64;
+    let mut p = *pos;
+    let mut pv = Vec::new();
+    for t in &r.pv {
+        pv.push(format_engine_turn(&p, t));
+        p.play_unchecked(t);
+    }
+    format!(
+        "info depth {} score {score} nodes {} nps {nps} time {ms} pv {}",
+        r.depth,
+        r.nodes,
+        pv.join(" ")
+    )
+    .trim_end()
+    .to_string()
+}
+
+/// Runs the protocol over `input` until `quit` or its end, writing to `out`.
+fn run(mut input: impl BufRead, out: Out) {
+    let mut session = Session::new(out);
+    let mut line = Vec::new();
+    loop {
+        line.clear();
+        match input.read_until(b'\n', &mut line) {
+            Ok(0) | Err(_) => break,
+            // A line that is not UTF-8 is answered as an unknown command.
+            Ok(_) => {
+                if !session.execute(&String::from_utf8_lossy(&line)) {
+                    return;
+                }
+            }
+        }
+    }
+    // The input ended: a search in progress finishes and reports.
+    session.finish(false);
+}
+
+/// `fanorona uci`.
+pub fn uci(_args: UciArgs) -> Result<()> {
+    let out: Out = Arc::new(Mutex::new(std::io::stdout()));
+    run(std::io::stdin().lock(), out);
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The lines a session writes for `input`.
+    fn session(input: &str) -> Vec<String> {
+        let buf = Arc::new(Mutex::new(Vec::<u8>::new()));
+        let out: Out = buf.clone();
+        run(input.as_bytes(), out);
+        let bytes = buf.lock().unwrap().clone();
+        String::from_utf8(bytes)
+            .unwrap()
+            .lines()
+            .map(String::from)
+            .collect()
+    }
+
+    #[test]
+    fn the_handshake_and_a_search() {
+        let lines = session("uci\nisready\nposition startpos\ngo depth 3\n");
+        assert_eq!(
+            lines[0],
+            format!("id name Fanorona {}", env!("CARGO_PKG_VERSION"))
+        );
+        assert!(lines.contains(&"uciok".to_string()));
+        assert!(lines.contains(&"readyok".to_string()));
+        let info = lines
+            .iter()
+            .find(|l| l.starts_with("info depth 3 score cp"))
+            .unwrap();
+        assert!(info.contains(" pv "), "{info}");
+        let best = lines.last().unwrap().strip_prefix("bestmove ").unwrap();
+        let start = Position::start(Variant::Tsivy, RuleOptions::default());
+        parse_turn(&start, best).unwrap();
+    }
+
+    #[test]
+    fn malformed_commands_are_answered_and_change_nothing() {
+        let lines = session(
+            "hello\nsetoption name Variant value chess\nsetoption name Hash value 0\n\
+             position fen 9/9/9 w\nposition startpos moves e2e4\n\
+             go depth x\ngo sideways 3\nsetoption Variant dimy\nd\n",
+        );
+        let errors = lines
+            .iter()
+            .filter(|l| l.starts_with("info string error:"))
+            .count();
+        assert_eq!(errors, 8, "{lines:?}");
+        let start = Position::start(Variant::Tsivy, RuleOptions::default());
+        assert_eq!(
+            lines.last().unwrap(),
+            &format!("info string fen {}", start.fen())
+        );
+    }
+
+    #[test]
+    fn the_dialects_fen_counts_full_moves() {
+        let rules = RuleOptions::default();
+        let p = protocol_fen(&["BBBBB/BBBBB/BW1BW/WWWWW/WWWWW", "b", "3", "2"], rules).unwrap();
+        assert_eq!((p.ply(), p.quiet(), p.side_to_move()), (3, 3, Color::Black));
+        assert!(protocol_fen(&["BBBBB/BBBBB/BW1BW/WWWWW/WWWWW", "w", "0", "0"], rules).is_err());
+        let lines = session(
+            "setoption name Variant value dimy\nposition fen BBBBB/BBBBB/BW1BW/WWWWW/WWWWW w 0 1 moves c2c3A\nd\n",
+        );
+        assert!(
+            lines.last().unwrap().starts_with("info string fen "),
+            "{lines:?}"
+        );
+    }
+
+    #[test]
+    fn stop_ends_an_infinite_search_with_its_best_turn() {
+        let lines = session("position startpos\ngo infinite\nstop\nquit\n");
+        assert!(lines.last().unwrap().starts_with("bestmove "), "{lines:?}");
+    }
+}
