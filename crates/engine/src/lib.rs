@@ -24,6 +24,7 @@ use fanorona_rules::{
     AnyPosition, Game as _, History, Outcome, Position, RuleOptions, TurnMode, Variant,
 };
 pub mod api;
+pub mod protocol;
 
 pub use fanorona_search::Analysis;
 pub use fanorona_search::settings::parse_duration;

@@ -1,4 +1,4 @@
-//! `fanorona uci`: the engine protocol, the dialect of UCI that Fanorona engines speak
+//! The engine protocol of `fanorona uci`, the dialect of UCI that Fanorona engines speak
 //! (an-do-ni-ai-na's), over stdin and stdout, so that a GUI or match runner written for
 //! such an engine drives this one unchanged.
 //!
@@ -8,7 +8,7 @@
 //! setoption name Variant value dimy     (tsivy, dimy; also Hash, Threads, EvalFile)
 //! ucinewgame
 //! position startpos [moves d3e3W ...]
-//! position fen BBBBBBBBB/BBBBBBBBB/BWBW1BWBW/WWWWWWWWW/WWWWWWWWW w 0 1 [moves ...]
+//! position fen BBBBBBBBB/BBBBBBBBB/BWBW1BWBW/WWWWWWWWW/WWWWWWWWW w 0 0 [moves ...]
 //! go movetime 500 | depth 8 | nodes 100000 | wtime W btime B [winc I binc I] | infinite
 //!                                       -> info depth .. score cp|mate .. nodes .. pv ..
 //!                                          bestmove d3e3W
@@ -17,29 +17,33 @@
 //! ```
 //!
 //! Turns are the points visited, each capture followed by `A` (approach) or `W`
-//! (withdrawal) (`fanorona_rules::notation::format_engine_turn`); the FEN's last field
-//! is the full-move number, as that dialect has it (this project's own FEN counts turns
-//! played). The engine is alpha-beta with the release's learned evaluation
-//! (`EvalFile`, `none` for the hand-written one) and the endgame tables when found
-//! (`$FANORONA_TB`, else `checkpoints/tablebases`). A malformed or illegal command is
-//! answered by `info string error: ...` and changes nothing.
+//! (withdrawal) (`fanorona_rules::notation::format_engine_turn`). The FEN is the
+//! project's own (RULES.md section 6, what `replay --fen` takes and that dialect's
+//! engines write: the start is `... w 0 0`, the last field the turns played), and its
+//! board names the variant. The engine is alpha-beta with the release's learned
+//! evaluation (`EvalFile`, `none` for the hand-written one) and the endgame tables when
+//! found (`$FANORONA_TB`, else `checkpoints/tablebases`). A malformed or illegal command
+//! is answered by `info string error: ...` and changes nothing; but after a `position`
+//! or a `setoption` that failed (until a `position` or that option succeeds), `go`
+//! answers `bestmove (none)` with the error, never a turn of another position. Every
+//! `go` gets exactly one `bestmove`.
 
-use anyhow::Result;
+//!
+//! Here, below every network library, so that the binary, the fuzz targets and any
+//! embedder run the same session ([`run`]).
+
 use fanorona_rules::notation::{format_engine_turn, parse_turn};
 use fanorona_rules::{Color, History, Position, RuleOptions, TurnMode, Variant};
-use fanorona_search::{AbConfig, AlphaBeta, Limits, SearchResult};
+use fanorona_search::{AbConfig, AlphaBeta, LearnedEval, Limits, SearchResult};
+use fanorona_tb::Tablebase;
 use std::io::{BufRead, Write};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
 use std::thread::JoinHandle;
 use std::time::Duration;
 
-/// `fanorona uci`'s options.
-#[derive(clap::Args, Debug)]
-pub struct UciArgs {}
-
-/// Where the protocol's lines go: stdout, or a buffer in the tests.
-type Out = Arc<Mutex<dyn Write + Send>>;
+/// Where the protocol's lines go: stdout, or a buffer.
+pub type Out = Arc<Mutex<dyn Write + Send>>;
 
 fn say(out: &Out, line: &str) {
     let mut o = out.lock().unwrap_or_else(|e| e.into_inner());
@@ -59,8 +63,14 @@ struct Session {
     eval: String,
     /// The engine, made on the first `go` after a change of options.
     engine: Option<AlphaBeta>,
+    /// The endgame tables found for a board, read once a session.
+    tables: Vec<(Variant, Option<Arc<Tablebase>>)>,
     /// The search in progress: its thread (which gives the engine back) and stop flag.
     search: Option<(JoinHandle<AlphaBeta>, Arc<AtomicBool>)>,
+    /// The last `position` failed: why (`go` then answers `bestmove (none)`).
+    position_error: Option<String>,
+    /// Options whose last `setoption` failed, with why (lower-case name, message).
+    option_errors: Vec<(String, String)>,
 }
 
 impl Session {
@@ -75,12 +85,21 @@ impl Session {
             threads: 1,
             eval: "release".into(),
             engine: None,
+            tables: Vec::new(),
             search: None,
+            position_error: None,
+            option_errors: Vec::new(),
         }
     }
 
     fn error(&self, what: &str) {
         say(&self.out, &format!("info string error: {what}"));
+    }
+
+    /// A `go` that cannot search: the reason, then the one `bestmove` it is owed.
+    fn no_move(&self, why: &str) {
+        self.error(why);
+        say(&self.out, "bestmove (none)");
     }
 
     /// Waits for the search in progress, stopping it first when `stop`.
@@ -95,7 +114,8 @@ impl Session {
             }
             match handle.join() {
                 Ok(engine) => self.engine = Some(engine),
-                Err(_) => self.error("the search failed"),
+                // The search panicked before its `bestmove`: the `go` is still owed one.
+                Err(_) => self.no_move("the search failed"),
             }
         }
     }
@@ -133,25 +153,46 @@ impl Session {
                     e.new_game();
                 }
                 self.game = History::new(Position::start(self.variant, self.rules));
+                self.position_error = None;
             }
             "setoption" => {
                 self.finish(true);
+                let name = option_name(args);
+                self.option_errors.retain(|(n, _)| *n != name);
                 if let Err(e) = self.set_option(args) {
                     self.error(&e);
+                    self.option_errors.push((name, e));
                 }
             }
             "position" => {
                 self.finish(true);
                 match self.position(args) {
-                    Ok(game) => self.game = game,
-                    Err(e) => self.error(&e),
+                    Ok((variant, game)) => {
+                        if variant != self.variant {
+                            self.variant = variant;
+                            self.engine = None;
+                        }
+                        self.game = game;
+                        self.position_error = None;
+                    }
+                    Err(e) => {
+                        let e = format!("position: {e}");
+                        self.error(&e);
+                        self.position_error = Some(e);
+                    }
                 }
             }
             "go" => {
                 self.finish(true);
-                match go_limits(args, self.game.position().side_to_move()) {
-                    Ok(limits) => self.go(limits),
-                    Err(e) => self.error(&e),
+                if let Some(e) = &self.position_error {
+                    self.no_move(&format!("no position to search ({e})"));
+                } else if let Some((_, e)) = self.option_errors.first() {
+                    self.no_move(&format!("an option failed to set ({e})"));
+                } else {
+                    match go_limits(args, self.game.position().side_to_move()) {
+                        Ok(limits) => self.go(limits),
+                        Err(e) => self.no_move(&e),
+                    }
                 }
             }
             "d" => say(
@@ -198,8 +239,8 @@ impl Session {
         Ok(())
     }
 
-    /// `position startpos|fen FEN [moves ...]`: the game it describes.
-    fn position(&self, args: &[&str]) -> Result<History, String> {
+    /// `position startpos|fen FEN [moves ...]`: the variant and the game it describes.
+    fn position(&self, args: &[&str]) -> Result<(Variant, History), String> {
         let moves_at = args.iter().position(|w| *w == "moves");
         let (setup, moves) = match moves_at {
             Some(i) => (&args[..i], &args[i + 1..]),
@@ -207,16 +248,11 @@ impl Session {
         };
         let start = match setup {
             ["startpos"] => Position::start(self.variant, self.rules),
-            ["fen", fen @ ..] => protocol_fen(fen, self.rules)?,
+            ["fen", fen @ ..] if !fen.is_empty() => {
+                Position::from_fen(&fen.join(" "), self.rules).map_err(|e| e.to_string())?
+            }
             _ => return Err("expected `position startpos|fen FEN [moves ...]`".into()),
         };
-        if start.variant() != self.variant {
-            return Err(format!(
-                "the FEN is a {} position; setoption name Variant value {} first",
-                start.variant(),
-                start.variant()
-            ));
-        }
         let mut game = History::new(start);
         for m in moves {
             if game.outcome().is_some() {
@@ -225,7 +261,7 @@ impl Session {
             let turn = parse_turn(game.position(), m).map_err(|e| e.to_string())?;
             game.play_unchecked(&turn);
         }
-        Ok(game)
+        Ok((start.variant(), game))
     }
 
     fn go(&mut self, limits: Limits) {
@@ -233,7 +269,7 @@ impl Session {
             Some(e) => e,
             None => match self.make_engine() {
                 Ok(e) => e,
-                Err(e) => return self.error(&e),
+                Err(e) => return self.no_move(&e),
             },
         };
         let flag = engine.stop_handle();
@@ -257,16 +293,20 @@ impl Session {
         self.search = Some((handle, flag));
     }
 
-    fn make_engine(&self) -> Result<AlphaBeta, String> {
-        let learned = match self.eval.as_str() {
-            "none" | "" | "<empty>" => None,
-            name => Some(
-                fanorona_nn::spec::load_learned(std::path::Path::new(name), self.variant)
-                    .map_err(|e| format!("EvalFile: {e}"))?,
-            ),
-        };
+    fn make_engine(&mut self) -> Result<AlphaBeta, String> {
+        let learned = learned_eval(&self.eval, self.variant)?;
         // Tables where they are kept, when they are there (none is no error).
-        let tb = fanorona_nn::spec::load_tables(&crate::tb_cmd::default_dir(), self.variant).ok();
+        let variant = self.variant;
+        let tb = match self.tables.iter().find(|(v, _)| *v == variant) {
+            Some((_, t)) => t.clone(),
+            None => {
+                let t = Tablebase::open(&fanorona_tb::default_dir(), variant)
+                    .ok()
+                    .map(Arc::new);
+                self.tables.push((variant, t.clone()));
+                t
+            }
+        };
         Ok(AlphaBeta::new(AbConfig {
             hash_mb: self.hash_mb,
             threads: self.threads,
@@ -277,32 +317,37 @@ impl Session {
     }
 }
 
-/// The dialect's FEN (rows, side, then optionally the quiet counter and the full-move
-/// number) as a position.
-fn protocol_fen(words: &[&str], rules: RuleOptions) -> Result<Position, String> {
-    let (board, side, quiet, fullmove) = match words {
-        [b, s] => (*b, *s, "0", None),
-        [b, s, q] => (*b, *s, *q, None),
-        [b, s, q, f] => (*b, *s, *q, Some(*f)),
-        _ => {
-            return Err(
-                "a FEN is rows, side, and optionally the quiet counter and move number".into(),
-            );
+/// `EvalFile`'s evaluation for `variant`: `none` the hand-written one, `release` the
+/// release's (built in), a folder its `eval.txt`, else a file.
+fn learned_eval(name: &str, variant: Variant) -> Result<Option<Arc<LearnedEval>>, String> {
+    match name {
+        "none" | "" | "<empty>" => Ok(None),
+        "release" => crate::release_eval(variant)
+            .map(Some)
+            .ok_or(format!("EvalFile: no release evaluation for {variant}")),
+        file => {
+            let path = std::path::Path::new(file);
+            let path = if path.is_dir() {
+                path.join("eval.txt")
+            } else {
+                path.to_path_buf()
+            };
+            LearnedEval::read(&path, variant)
+                .map(|e| Some(Arc::new(e)))
+                .map_err(|e| format!("EvalFile {}: {e}", path.display()))
         }
-    };
-    let black = side == "b";
-    let ply = match fullmove {
-        None => 2,
-        Some(f) => {
-            let n: u32 = f
-                .parse()
-                .ok()
-                .filter(|n| *n >= 1)
-                .ok_or(format!("move number `{f}` is not a number from 1"))?;
-            2 * (n - 1) + u32::from(black)
-        }
-    };
-    Position::from_fen(&format!("{board} {side} {quiet} {ply}"), rules).map_err(|e| e.to_string())
+    }
+}
+
+/// The option a `setoption name NAME value ...` line names, in lower case.
+fn option_name(args: &[&str]) -> String {
+    let text = args.join(" ");
+    let rest = text.strip_prefix("name ").unwrap_or(&text);
+    rest.split(" value ")
+        .next()
+        .unwrap_or("")
+        .trim()
+        .to_ascii_lowercase()
 }
 
 /// The search's limits of `go ...` for `side` to move.
@@ -374,8 +419,9 @@ fn info_line(pos: &Position, r: &SearchResult) -> String {
     .to_string()
 }
 
-/// Runs the protocol over `input` until `quit` or its end, writing to `out`.
-fn run(mut input: impl BufRead, out: Out) {
+/// Runs the protocol over `input` until `quit` or its end, writing to `out`; a search
+/// still running when the input ends finishes and reports.
+pub fn run(mut input: impl BufRead, out: Out) {
     let mut session = Session::new(out);
     let mut line = Vec::new();
     loop {
@@ -392,13 +438,6 @@ fn run(mut input: impl BufRead, out: Out) {
     }
     // The input ended: a search in progress finishes and reports.
     session.finish(false);
-}
-
-/// `fanorona uci`.
-pub fn uci(_args: UciArgs) -> Result<()> {
-    let out: Out = Arc::new(Mutex::new(std::io::stdout()));
-    run(std::io::stdin().lock(), out);
-    Ok(())
 }
 
 #[cfg(test)]
@@ -457,16 +496,43 @@ mod tests {
     }
 
     #[test]
-    fn the_dialects_fen_counts_full_moves() {
-        let rules = RuleOptions::default();
-        let p = protocol_fen(&["BBBBB/BBBBB/BW1BW/WWWWW/WWWWW", "b", "3", "2"], rules).unwrap();
-        assert_eq!((p.ply(), p.quiet(), p.side_to_move()), (3, 3, Color::Black));
-        assert!(protocol_fen(&["BBBBB/BBBBB/BW1BW/WWWWW/WWWWW", "w", "0", "0"], rules).is_err());
+    fn the_protocols_fen_is_the_projects() {
+        // The start as RULES.md writes it (`w 0 0`), and a FEN with a quiet counter and a
+        // turn count, read as `replay --fen` reads them; the board names the variant.
+        let tsivy = Position::start(Variant::Tsivy, RuleOptions::default());
+        let lines = session(&format!("position fen {}\nd\n", tsivy.fen()));
+        assert_eq!(lines, [format!("info string fen {}", tsivy.fen())]);
+        let fen = "BBBBB/BBBBB/BW1BW/WWWWW/WWWWW b 3 7";
+        let lines = session(&format!("position fen {fen}\nd\n"));
+        let p = Position::from_fen(fen, RuleOptions::default()).unwrap();
+        assert_eq!((p.ply(), p.quiet()), (7, 3));
+        assert_eq!(lines, [format!("info string fen {}", p.fen())]);
+    }
+
+    #[test]
+    fn a_go_after_a_failed_position_or_option_answers_none() {
         let lines = session(
-            "setoption name Variant value dimy\nposition fen BBBBB/BBBBB/BW1BW/WWWWW/WWWWW w 0 1 moves c2c3A\nd\n",
+            "position startpos moves a1a1\ngo depth 2\nposition fen 9/9/9 w\ngo depth 2\n\
+             position startpos\nsetoption name EvalFile value /nonexistent/eval.txt\ngo depth 2\n\
+             setoption name Hash value 0\ngo depth 2\ngo sideways\n",
         );
+        let best: Vec<&String> = lines.iter().filter(|l| l.starts_with("bestmove")).collect();
+        assert_eq!(best.len(), 5, "{lines:?}");
+        assert!(best.iter().all(|l| *l == "bestmove (none)"), "{lines:?}");
+        // Each is preceded by the reason.
+        for (i, l) in lines.iter().enumerate() {
+            if l.starts_with("bestmove") {
+                assert!(lines[i - 1].starts_with("info string error: "), "{lines:?}");
+            }
+        }
+        // The option set right and a position loaded again: a move.
+        let lines = session(
+            "setoption name Hash value 0\nsetoption name Hash value 8\nposition fen 9/9/9 w\n\
+             position startpos\ngo depth 2\n",
+        );
+        let last = lines.last().unwrap();
         assert!(
-            lines.last().unwrap().starts_with("info string fen "),
+            last.starts_with("bestmove ") && last != "bestmove (none)",
             "{lines:?}"
         );
     }
