@@ -243,8 +243,10 @@ fn opening(a: &BookArgs) -> Result<()> {
         .filter(|l| !l.starts_with('#'))
         .map(|l| format!("{l}\n"))
         .collect();
+    let mut text = format!("{header}{body}");
+    fanorona_rules::checksum::seal(&mut text, fanorona_search::opening::CHECKSUM_LINE);
     let tmp = out.with_extension("tmp");
-    std::fs::write(&tmp, format!("{header}{body}"))
+    std::fs::write(&tmp, text)
         .and_then(|()| std::fs::rename(&tmp, out))
         .map_err(|e| anyhow::anyhow!("{}: {e}", out.display()))?;
     eprintln!(

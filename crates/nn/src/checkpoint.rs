@@ -221,10 +221,22 @@ pub fn save_files(dir: &Path, files: &[(&str, &[u8])]) -> Result<(), CheckpointE
 
 /// Writes `files` into `tmp` (in order), then puts `tmp` in `dir`'s place.
 fn publish(tmp: &Path, dir: &Path, files: &[(&str, &[u8])]) -> Result<(), CheckpointError> {
-    for (name, bytes) in files {
+    let write = |name: &str, bytes: &[u8]| {
         let p = tmp.join(name);
-        std::fs::write(&p, bytes).map_err(io(&p))?;
+        std::fs::write(&p, bytes).map_err(io(&p))
+    };
+    let Some(((last, last_bytes), rest)) = files.split_last() else {
+        return Err(CheckpointError::Meta {
+            path: tmp.to_path_buf(),
+            reason: "nothing to save".into(),
+        });
+    };
+    for (name, bytes) in rest {
+        write(name, bytes)?;
     }
+    // The checksum of every file but the last (meta.json), which is written after them.
+    write(CHECKSUM_FILE, checksums(tmp)?.as_bytes())?;
+    write(last, last_bytes)?;
     // On the disk before the rename publishes them (crate::durable).
     durable::sync_tree(tmp).map_err(io(tmp))?;
     // A kill between the two renames leaves `<dir>.old` and a complete `<dir>.tmp`:
@@ -244,6 +256,66 @@ fn publish(tmp: &Path, dir: &Path, files: &[(&str, &[u8])]) -> Result<(), Checkp
         std::fs::remove_dir_all(&old).map_err(io(&old))?;
     }
     Ok(())
+}
+
+/// The file of a checkpoint folder that lists the checksum of each file written before
+/// it (`name hex` lines, `fanorona_rules::checksum::fnv1a`): [`verify_file`] refuses a
+/// damaged file instead of loading other weights from it. Folders without it (older
+/// saves) are read unchecked.
+pub const CHECKSUM_FILE: &str = "checksums.txt";
+
+/// `name hex` lines for every file in `dir`.
+fn checksums(dir: &Path) -> Result<String, CheckpointError> {
+    let mut names: Vec<String> = std::fs::read_dir(dir)
+        .map_err(io(dir))?
+        .filter_map(|e| e.ok())
+        .filter(|e| e.file_type().is_ok_and(|t| t.is_file()))
+        .map(|e| e.file_name().to_string_lossy().into_owned())
+        .collect();
+    names.sort();
+    let mut out = String::new();
+    for n in names {
+        let p = dir.join(&n);
+        let bytes = std::fs::read(&p).map_err(io(&p))?;
+        out.push_str(&format!(
+            "{n} {:016x}\n",
+            fanorona_rules::checksum::fnv1a(&bytes)
+        ));
+    }
+    Ok(out)
+}
+
+/// Checks `name` in checkpoint folder `dir` against the folder's [`CHECKSUM_FILE`] (if it
+/// has one and lists the file).
+///
+/// # Errors
+/// The file or the list cannot be read, or the file does not match its checksum.
+pub fn verify_file(dir: &Path, name: &str) -> Result<(), CheckpointError> {
+    let list = dir.join(CHECKSUM_FILE);
+    if !list.is_file() {
+        return Ok(());
+    }
+    let text = std::fs::read_to_string(&list).map_err(io(&list))?;
+    let Some(want) = text.lines().find_map(|l| {
+        l.split_once(' ')
+            .filter(|(n, _)| *n == name)
+            .map(|(_, h)| h.trim().to_string())
+    }) else {
+        return Ok(());
+    };
+    let p = dir.join(name);
+    let bytes = std::fs::read(&p).map_err(io(&p))?;
+    let found = format!("{:016x}", fanorona_rules::checksum::fnv1a(&bytes));
+    if found == want {
+        Ok(())
+    } else {
+        Err(CheckpointError::Weights {
+            path: p,
+            reason: format!(
+                "its checksum {found} is not the {want} that {CHECKSUM_FILE} lists: the file was damaged"
+            ),
+        })
+    }
 }
 
 /// `<dir>.<suffix>` beside `dir`: where [`save_with`] writes (`tmp`) and what it replaces (`old`).
@@ -475,6 +547,7 @@ pub fn load(
             reason: "file missing".into(),
         });
     }
+    verify_file(&dir, "model.bpk")?;
     let net = catch(|| cfg.init(device).try_load_file(&model)).map_err(|reason| {
         CheckpointError::Weights {
             path: model.clone(),
@@ -493,6 +566,7 @@ pub fn load_optimizer(
     optimizer: ModuleOptimizer,
 ) -> Result<ModuleOptimizer, CheckpointError> {
     let p = dir.join("optimizer.bpk");
+    verify_file(dir, "optimizer.bpk")?;
     catch(|| optimizer.load(&p)).map_err(|reason| CheckpointError::Weights {
         path: p.clone(),
         reason,

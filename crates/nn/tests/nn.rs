@@ -176,6 +176,58 @@ fn checkpoints_round_trip_and_refuse_bad_input() {
     std::fs::remove_dir_all(&empty).ok();
 }
 
+/// Files that lie: a checkpoint's weights truncated at many lengths, flipped at many
+/// bits, and its meta.json of a future format are each refused with an error naming
+/// the file; never a panic, never other weights loaded.
+#[test]
+fn damaged_checkpoints_are_refused_naming_the_file() {
+    let device = Device::flex();
+    let cfg = small(Variant::Dimy);
+    let run = tmpdir("lie");
+    let dir = run.join("00001");
+    checkpoint::save(
+        &dir,
+        &cfg.init(&device),
+        None,
+        &meta(Variant::Dimy, &cfg, 1),
+    )
+    .unwrap();
+    assert!(dir.join(checkpoint::CHECKSUM_FILE).is_file());
+    let model = dir.join("model.bpk");
+    let good = std::fs::read(&model).unwrap();
+    let refused = |what: &str| {
+        let e = checkpoint::load(&dir, &device, None, None).unwrap_err();
+        assert!(e.to_string().contains("model.bpk"), "{what}: {e}");
+    };
+    for len in [0, 1, good.len() / 3, good.len() / 2, good.len() - 1] {
+        std::fs::write(&model, &good[..len]).unwrap();
+        refused(&format!("truncated to {len}"));
+    }
+    // Bits across the file, the weights' bytes included (most flips there would load
+    // as other weights without the checksum).
+    for i in (0..good.len()).step_by(good.len() / 40 + 1) {
+        let mut b = good.clone();
+        b[i] ^= 1 << (i % 8);
+        std::fs::write(&model, &b).unwrap();
+        refused(&format!("bit {} of byte {i} flipped", i % 8));
+    }
+    std::fs::write(&model, &good).unwrap();
+    checkpoint::load(&dir, &device, None, None).unwrap();
+    let meta_path = dir.join("meta.json");
+    let text = std::fs::read_to_string(&meta_path).unwrap();
+    std::fs::write(
+        &meta_path,
+        text.replacen("\"format\": 1", "\"format\": 9", 1),
+    )
+    .unwrap();
+    let e = checkpoint::load(&dir, &device, None, None).unwrap_err();
+    assert!(
+        e.to_string().contains("meta.json") && e.to_string().contains("format 9"),
+        "{e}"
+    );
+    std::fs::remove_dir_all(&run).ok();
+}
+
 #[test]
 fn training_lowers_the_loss_and_the_optimizer_is_saved() {
     let device = Device::flex();

@@ -29,6 +29,7 @@
 
 mod any;
 mod bitboard;
+pub mod checksum;
 mod fen;
 pub mod game;
 mod geometry;

@@ -210,7 +210,14 @@ pub enum LearnedEvalError {
     /// The file could not be read (the system's message).
     #[error("{0}")]
     Io(String),
+    /// Its last line's checksum does not match the lines before it.
+    #[error("{0}")]
+    Checksum(#[from] fanorona_rules::checksum::ChecksumMismatch),
 }
+
+/// The last line of a learned evaluation's file: the checksum of the lines before it
+/// (`fanorona_rules::checksum`; files without it, hand-made or older, still read).
+const CHECKSUM_LINE: &str = "checksum ";
 
 /// One position's inputs, as [`LearnedEval`] sees them.
 #[derive(Clone, Debug, PartialEq)]
@@ -626,6 +633,7 @@ impl LearnedEval {
             }
             s.push('\n');
         }
+        fanorona_rules::checksum::seal(&mut s, CHECKSUM_LINE);
         s
     }
 
@@ -634,6 +642,7 @@ impl LearnedEval {
     /// # Errors
     /// If the header or the weights are wrong (see [`LearnedEvalError`]).
     pub fn from_text(text: &str) -> Result<LearnedEval, LearnedEvalError> {
+        let (text, _) = fanorona_rules::checksum::unseal(text, CHECKSUM_LINE)?;
         let mut lines = text.lines();
         let format = lines
             .next()
@@ -806,6 +815,36 @@ pub(crate) mod tests {
     }
 
     #[test]
+    fn a_damaged_evaluation_file_is_refused() {
+        let mut e = LearnedEval::zero(Variant::Dimy, 8, 1);
+        for (k, p) in e.params_mut().enumerate() {
+            *p = (k as f32 * 0.37).sin();
+        }
+        e.quantize();
+        let text = e.to_text();
+        let bytes = text.as_bytes();
+        let body_len = text.trim_end().rfind('\n').unwrap() + 1;
+        for i in (0..bytes.len()).step_by(3) {
+            let mut b = bytes.to_vec();
+            b[i] ^= 1 << (i % 7);
+            let Ok(t) = std::str::from_utf8(&b) else {
+                continue;
+            };
+            // Refused, unless the flip hit the seal line and what is left is the
+            // evaluation itself.
+            if let Ok(back) = LearnedEval::from_text(t) {
+                assert!(i >= body_len && back == e, "byte {i} flipped and read");
+            }
+        }
+        for len in (0..bytes.len()).step_by(bytes.len() / 50 + 1) {
+            // Cut anywhere: refused, or (cut at the seal) the same evaluation.
+            if let Ok(back) = LearnedEval::from_text(&text[..len]) {
+                assert_eq!(back, e, "cut at {len}");
+            }
+        }
+    }
+
+    #[test]
     fn the_release_evaluations_score_as_in_floating_point() {
         let w = EvalWeights::default();
         for (variant, text) in [
@@ -946,8 +985,15 @@ pub(crate) mod tests {
             LearnedEval::from_text("hello"),
             Err(LearnedEvalError::Magic)
         );
-        let text = e.to_text();
-        assert!(text.starts_with("fanorona-learned-eval 2\n"));
+        let sealed = e.to_text();
+        assert!(sealed.starts_with("fanorona-learned-eval 2\n"));
+        // The lines without their checksum (what a file written by hand holds) read too.
+        let text = fanorona_rules::checksum::unseal(&sealed, CHECKSUM_LINE)
+            .unwrap()
+            .0
+            .to_string();
+        assert_ne!(text, sealed);
+        assert_eq!(LearnedEval::from_text(&text), Ok(e.clone()));
         // Format 1 (no base line) reads as a correction of the hand-written score.
         let old = text
             .replacen("eval 2", "eval 1", 1)

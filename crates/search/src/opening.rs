@@ -40,6 +40,11 @@ pub struct OpeningBookError {
     pub reason: String,
 }
 
+/// A book's last line, written by `fanorona book --opening`: the checksum of the lines
+/// before it (`fanorona_rules::checksum`). A comment to the parser; a book without it
+/// (edited by hand) still reads.
+pub const CHECKSUM_LINE: &str = "# checksum ";
+
 impl OpeningBook {
     /// Reads a book's text; `name` names it in errors. Every turn is checked against its
     /// position.
@@ -47,6 +52,13 @@ impl OpeningBook {
     /// # Errors
     /// A line that is not a position with legal turns and scores, naming the line.
     pub fn parse(name: &str, text: &str) -> Result<OpeningBook, OpeningBookError> {
+        if let Err(e) = fanorona_rules::checksum::unseal(text, CHECKSUM_LINE) {
+            return Err(OpeningBookError {
+                name: name.to_string(),
+                line: text.lines().count(),
+                reason: e.to_string(),
+            });
+        }
         let mut book = OpeningBook::default();
         for (i, line) in text.lines().enumerate() {
             let line = line.trim_end();
@@ -352,6 +364,36 @@ mod tests {
             .map(|t| t.0.as_str())
             .collect();
         assert!(ties.contains(&format_turn(&start, &t, PointStyle::Algebraic).as_str()));
+    }
+
+    #[test]
+    fn a_sealed_book_refuses_every_flipped_byte_and_reads_whole() {
+        let text = include_str!("../../../checkpoints/release/dimy/book.txt");
+        let body = crate::opening::OpeningBook::parse("dimy", text).unwrap();
+        let mut sealed = text.to_string();
+        fanorona_rules::checksum::seal(&mut sealed, CHECKSUM_LINE);
+        assert_eq!(
+            OpeningBook::parse("dimy", &sealed).unwrap().len(),
+            body.len()
+        );
+        let bytes = sealed.as_bytes();
+        for i in (0..bytes.len()).step_by(7) {
+            let mut b = bytes.to_vec();
+            b[i] ^= 0x04;
+            let Ok(t) = std::str::from_utf8(&b) else {
+                continue;
+            };
+            // A flip in the seal line's own `# checksum ` makes it a comment and the book
+            // unsealed: then it must still be the same book.
+            match OpeningBook::parse("damaged.txt", t) {
+                Err(e) => assert!(e.to_string().contains("damaged.txt"), "{e}"),
+                Ok(b) => assert!(
+                    i >= text.len(),
+                    "byte {i} flipped and read: {} positions",
+                    b.len()
+                ),
+            }
+        }
     }
 
     #[test]

@@ -203,11 +203,7 @@ pub fn file_name(variant: Variant, class: Class) -> String {
 }
 
 /// FNV-1a, 64 bits.
-fn fnv(bytes: &[u8]) -> u64 {
-    bytes.iter().fold(0xcbf2_9ce4_8422_2325, |h, &b| {
-        (h ^ u64::from(b)).wrapping_mul(0x0100_0000_01b3)
-    })
-}
+use fanorona_rules::checksum::fnv1a as fnv;
 
 impl Tablebase {
     /// An empty set of tables (filled by [`Tablebase::build`] or [`Tablebase::open`]).

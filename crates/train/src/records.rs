@@ -77,14 +77,7 @@ pub enum RecordError {
     },
 }
 
-pub(crate) fn fnv(bytes: &[u8]) -> u64 {
-    let mut h: u64 = 0xcbf2_9ce4_8422_2325;
-    for &b in bytes {
-        h ^= b as u64;
-        h = h.wrapping_mul(0x0100_0000_01b3);
-    }
-    h
-}
+pub(crate) use fanorona_rules::checksum::fnv1a as fnv;
 
 /// Writes `data` to `path` through a temporary file and a rename.
 ///
