@@ -81,6 +81,16 @@ pub struct TreeConfig {
     pub graded_draws: bool,
     /// Threads playing games (0: one a core). The games do not depend on it.
     pub threads: usize,
+    /// TreeStrap: the teacher deeper than the player. Positions of each game (after
+    /// its random opening, both sides, `max_quiet` or fewer quiet turns) are searched
+    /// this many turns deeper than `depth`, and every node of those searches searched
+    /// deeper than `depth` (the root first) is a label: values the players' own
+    /// searches cannot give. 0: off.
+    pub deep_gap: u32,
+    /// Positions of each game the deeper teacher searches (chosen at random from the
+    /// game's own; 0: off). With `deep_gap` it sets the teacher's share of the compute,
+    /// which the log reports.
+    pub deep_positions: usize,
 }
 
 impl Default for TreeConfig {
@@ -97,6 +107,8 @@ impl Default for TreeConfig {
             opening_turns: 8,
             graded_draws: true,
             threads: 0,
+            deep_gap: 0,
+            deep_positions: 0,
         }
     }
 }
@@ -813,6 +825,15 @@ impl TrainConfig {
             {
                 return bad(
                     "tree.depth must be 1 to 12 and tree.label_depth at least 1 (treestrap: at most tree.depth)",
+                );
+            }
+            if tr.deep_gap > 8
+                || tr.depth + tr.deep_gap > 16
+                || tr.deep_positions > 1000
+                || ((tr.deep_gap > 0 || tr.deep_positions > 0) && tr.method != "treestrap")
+            {
+                return bad(
+                    "tree.deep_gap must be 0 to 8 (tree.depth + tree.deep_gap at most 16) and tree.deep_positions 0 to 1000, with tree.method = treestrap",
                 );
             }
             if !(1..=1024).contains(&tr.hidden) || tr.games == 0 || tr.opening_turns > 100 {

@@ -93,6 +93,16 @@ pub(crate) fn log_generation(
             );
         }
     }
+    if s.teacher_samples > 0 {
+        put(
+            "tree/teacher_node_share",
+            s.teacher_nodes as f64 / s.evals.max(1) as f64,
+        );
+        put(
+            "tree/teacher_sample_share",
+            s.teacher_samples as f64 / s.samples.max(1) as f64,
+        );
+    }
     if s.tablebase > 0 {
         put(
             "selfplay/tablebase_rate",
@@ -140,6 +150,13 @@ pub(crate) fn summary_line(
         100.0 * s.draws as f64 / s.games.max(1) as f64,
         window
     );
+    if s.teacher_samples > 0 {
+        line.push_str(&format!(
+            ", deeper teacher {:.0}% of the nodes and {:.0}% of the samples",
+            100.0 * s.teacher_nodes as f64 / s.evals.max(1) as f64,
+            100.0 * s.teacher_samples as f64 / s.samples.max(1) as f64
+        ));
+    }
     if s.adjudicated > 0 || s.draw_checks > 0 {
         line.push_str(&format!(
             ", {} adjudicated drawn ({} of {} checks not drawn)",

@@ -96,6 +96,11 @@ pub struct SelfPlayStats {
     /// an opening count once. A fall is self-play collapsing onto a few lines, which the
     /// value loss hides (it falls too: `experiments/dimy7`).
     pub distinct_openings: u64,
+    /// Tree learning's deeper teacher (`tree.deep_gap`): its nodes (counted in `evals`
+    /// too) and its labels (counted in `samples` too).
+    pub teacher_nodes: u64,
+    /// See `teacher_nodes`.
+    pub teacher_samples: u64,
 }
 
 /// Decisions that make a game's opening, for [`SelfPlayStats::distinct_openings`].
@@ -136,6 +141,8 @@ impl SelfPlayStats {
         self.draw_false += o.draw_false;
         self.seconds += o.seconds;
         self.distinct_openings += o.distinct_openings;
+        self.teacher_nodes += o.teacher_nodes;
+        self.teacher_samples += o.teacher_samples;
     }
 }
 

@@ -319,12 +319,17 @@ struct GameOut {
     labels: Vec<NodeLabel>,
     turns: u64,
     nodes: u64,
+    /// Of `labels`, those of the deeper teacher (`tree.deep_gap`).
+    deep_labels: u64,
+    /// Nodes of the deeper teacher's searches (not in `nodes`).
+    deep_nodes: u64,
     outcome: Option<Outcome>,
 }
 
-/// The searcher that plays a game: alpha-beta (TreeStrap) or Descent.
+/// The searcher that plays a game: alpha-beta (TreeStrap) or Descent; and the deeper
+/// teacher of TreeStrap (`tree.deep_gap`), when on.
 enum Searcher {
-    AlphaBeta(Box<AlphaBeta>),
+    AlphaBeta(Box<AlphaBeta>, Option<Box<AlphaBeta>>),
     Descent(Box<Descent>),
 }
 
@@ -337,22 +342,62 @@ impl Searcher {
         if t.method == "descent" {
             Searcher::Descent(Box::new(Descent::new(eval.clone(), None, t.graded_draws)))
         } else {
-            let mut engine = AlphaBeta::new(AbConfig {
-                hash_mb: 16,
-                learned: Some(eval.clone()),
-                graded_draws: t.graded_draws,
-                ..AbConfig::default()
-            });
-            engine.record_labels(t.label_depth, t.max_quiet);
-            Searcher::AlphaBeta(Box::new(engine))
+            let engine = |min_depth: u32| {
+                let mut e = AlphaBeta::new(AbConfig {
+                    hash_mb: 16,
+                    learned: Some(eval.clone()),
+                    graded_draws: t.graded_draws,
+                    ..AbConfig::default()
+                });
+                e.record_labels(min_depth, t.max_quiet);
+                Box::new(e)
+            };
+            let deep = (t.deep_gap > 0 && t.deep_positions > 0).then(|| engine(t.depth + 1));
+            Searcher::AlphaBeta(engine(t.label_depth), deep)
         }
     }
 
     fn new_game(&mut self) {
         match self {
-            Searcher::AlphaBeta(e) => e.new_game(),
+            Searcher::AlphaBeta(e, deep) => {
+                e.new_game();
+                if let Some(d) = deep {
+                    d.new_game();
+                }
+            }
             Searcher::Descent(d) => d.clear(),
         }
+    }
+
+    /// The deeper teacher's labels of `pos` (`tree.depth + tree.deep_gap` turns; its
+    /// nodes searched deeper than the players' searches, the root first) and its nodes;
+    /// none when it is off.
+    fn deep_labels(&mut self, cfg: &TrainConfig, pos: &Position) -> (Vec<NodeLabel>, u64) {
+        let Searcher::AlphaBeta(_, Some(deep)) = self else {
+            return (Vec::new(), 0);
+        };
+        let depth = cfg.tree.depth + cfg.tree.deep_gap;
+        let r = deep.search(
+            &History::new(*pos),
+            &Limits {
+                depth: Some(depth),
+                ..Limits::default()
+            },
+        );
+        // The search's own nodes label themselves; its root, searched at the root,
+        // does not: its value is the search's score (a position with one legal turn
+        // ends its search early, and gives no label deeper than the players').
+        let mut labels = Vec::new();
+        if r.best.is_some() && r.depth > cfg.tree.depth {
+            labels.push(NodeLabel {
+                position: *pos,
+                score: r.score,
+                bound: Bound::Exact,
+                depth: r.depth.min(255) as u8,
+            });
+        }
+        labels.extend(deep.take_labels());
+        (labels, r.nodes)
     }
 
     /// The best turn of `game`'s position (`None`: none), with the search's labels and
@@ -361,7 +406,7 @@ impl Searcher {
         let t = &cfg.tree;
         let pos = game.position();
         match self {
-            Searcher::AlphaBeta(e) => {
+            Searcher::AlphaBeta(e, _) => {
                 let r = e.search(
                     game,
                     &Limits {
@@ -400,11 +445,16 @@ fn play_game(cfg: &TrainConfig, searcher: &mut Searcher, seed: u64) -> GameOut {
     let mut out = GameOut::default();
     let mut labels: Vec<NodeLabel> = Vec::new();
     let mut index: std::collections::HashMap<(u64, u16), usize> = Default::default();
+    // Positions the engine chose in: the deeper teacher's candidates.
+    let mut searched: Vec<Position> = Vec::new();
     for turn in 0..MAX_TURNS {
         let pos = *game.position();
         let turns = pos.turns(TurnMode::Distinct);
         if turns.is_empty() || game.outcome().is_some() {
             break;
+        }
+        if turn >= opening && pos.quiet() <= t.max_quiet {
+            searched.push(pos);
         }
         let chosen = if turn < opening {
             turns[rng.random_range(0..turns.len())]
@@ -430,6 +480,17 @@ fn play_game(cfg: &TrainConfig, searcher: &mut Searcher, seed: u64) -> GameOut {
         };
         game.play_unchecked(&chosen);
         out.turns += 1;
+    }
+    // The deeper teacher: positions of this game at random (both sides, as the game
+    // reached them), each searched deeper than the game's own searches.
+    if t.deep_gap > 0 {
+        for _ in 0..t.deep_positions.min(searched.len()) {
+            let pos = searched.swap_remove(rng.random_range(0..searched.len()));
+            let (found, nodes) = searcher.deep_labels(cfg, &pos);
+            out.deep_nodes += nodes;
+            out.deep_labels += found.len() as u64;
+            labels.extend(found);
+        }
     }
     out.labels = labels;
     out.outcome = game.outcome();
@@ -514,7 +575,9 @@ impl Source<EvalLearner> for TreePlay<'_> {
         for game in played {
             stats.games += 1;
             stats.decisions += game.turns;
-            stats.evals += game.nodes;
+            stats.evals += game.nodes + game.deep_nodes;
+            stats.teacher_nodes += game.deep_nodes;
+            stats.teacher_samples += game.deep_labels;
             match game.outcome {
                 Some(Outcome::Win(Color::White)) => stats.white += 1,
                 Some(Outcome::Win(Color::Black)) => stats.black += 1,
@@ -784,6 +847,42 @@ generations = 2
                 .unwrap_err()
                 .contains("bound 9")
         );
+    }
+
+    #[test]
+    fn the_deeper_teacher_labels_positions_of_the_games_deeper_than_they_were_searched() {
+        let mut cfg = tiny();
+        let eval = Arc::new(LearnedEval::zero(Variant::Dimy, 8, 1));
+        let plain = play_games(&cfg, &eval, 2, 5, &mut |_| {});
+        assert!(
+            plain
+                .iter()
+                .all(|g| g.deep_labels == 0 && g.deep_nodes == 0)
+        );
+        (cfg.tree.deep_gap, cfg.tree.deep_positions) = (2, 3);
+        cfg.validate().unwrap();
+        let taught = play_games(&cfg, &eval, 2, 5, &mut |_| {});
+        for (p, t) in plain.iter().zip(&taught) {
+            // The same games (the teacher does not play), three positions of each
+            // searched 4 turns deep (the roots among them): labels deeper than the
+            // players' 2 turns.
+            assert_eq!((p.turns, p.outcome), (t.turns, t.outcome));
+            assert!(
+                t.deep_labels >= 3 && t.deep_nodes > 0,
+                "{} labels",
+                t.deep_labels
+            );
+            assert_eq!(t.labels.len() as u64, p.labels.len() as u64 + t.deep_labels);
+            let deep = &t.labels[p.labels.len()..];
+            assert!(deep.iter().all(|l| u32::from(l.depth) > cfg.tree.depth));
+            assert!(deep.iter().any(|l| u32::from(l.depth) == 4), "{deep:?}");
+        }
+        // Off for Descent, and bounded.
+        cfg.tree.method = "descent".into();
+        assert!(cfg.validate().is_err());
+        cfg.tree.method = "treestrap".into();
+        cfg.tree.deep_gap = 9;
+        assert!(cfg.validate().is_err());
     }
 
     #[test]
