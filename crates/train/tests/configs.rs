@@ -71,3 +71,57 @@ fn the_training_book_shares_no_position_with_the_match_book() {
         "the training book holds {shared} match positions"
     );
 }
+
+/// Every shipped config, mutated at random (bytes flipped, cut, duplicated lines, keys
+/// spliced in): each parses or is refused with an error naming the config; never a
+/// panic. (Configs are read above burn, out of `crates/fuzz`'s reach: docs/fuzzing.md.)
+#[test]
+fn mutated_configs_parse_or_are_refused_naming_the_config() {
+    use rand::rngs::SmallRng;
+    use rand::{RngExt, SeedableRng};
+    let dir = concat!(env!("CARGO_MANIFEST_DIR"), "/../../configs");
+    let seeds: Vec<Vec<u8>> = ["tsivy", "dimy", "quick", "smoke", "telo", "zero"]
+        .iter()
+        .map(|n| std::fs::read(format!("{dir}/{n}.toml")).unwrap())
+        .collect();
+    let mut rng = SmallRng::seed_from_u64(88);
+    for i in 0..3_000 {
+        let mut b = seeds[i % seeds.len()].clone();
+        for _ in 0..rng.random_range(1..4) {
+            let at = rng.random_range(0..b.len());
+            match rng.random_range(0..4) {
+                0 => b[at] ^= 1 << rng.random_range(0..8),
+                1 => b.truncate(at),
+                2 => {
+                    let line: Vec<u8> = b[at..]
+                        .iter()
+                        .take_while(|&&c| c != b'\n')
+                        .copied()
+                        .collect();
+                    b.splice(at..at, line);
+                }
+                _ => {
+                    b.splice(
+                        at..at,
+                        b"\nselfplay.sims = -1\n[tree]\ndepth = 99\n"
+                            .iter()
+                            .copied(),
+                    );
+                }
+            }
+            if b.is_empty() {
+                break;
+            }
+        }
+        let text = String::from_utf8_lossy(&b);
+        // A config that cannot be read names its file; one that reads but holds a bad
+        // value is refused by validation, which names the key.
+        if let Err(e) = TrainConfig::parse("mutated.toml", &text, &[]) {
+            let e = e.to_string();
+            assert!(
+                e.starts_with("config `mutated.toml`: ") || e.starts_with("config: "),
+                "{e}"
+            );
+        }
+    }
+}
