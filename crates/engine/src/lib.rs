@@ -88,14 +88,24 @@ impl EngineError {
 
 /// The release's learned evaluation of `variant`, built into the library (`None` for
 /// telo, which is solved).
+/// Read once a process and shared.
 pub fn release_eval(variant: Variant) -> Option<Arc<LearnedEval>> {
-    let text = match variant {
-        Variant::Tsivy => include_str!("../../../checkpoints/release/tsivy/eval.txt"),
-        Variant::Dimy => include_str!("../../../checkpoints/release/dimy/eval.txt"),
+    static TSIVY: std::sync::OnceLock<Option<Arc<LearnedEval>>> = std::sync::OnceLock::new();
+    static DIMY: std::sync::OnceLock<Option<Arc<LearnedEval>>> = std::sync::OnceLock::new();
+    let (cell, text) = match variant {
+        Variant::Tsivy => (
+            &TSIVY,
+            include_str!("../../../checkpoints/release/tsivy/eval.txt"),
+        ),
+        Variant::Dimy => (
+            &DIMY,
+            include_str!("../../../checkpoints/release/dimy/eval.txt"),
+        ),
         Variant::Telo => return None,
     };
     // The files are the repository's own and tested (a test reads both).
-    LearnedEval::from_text(text).ok().map(Arc::new)
+    cell.get_or_init(|| LearnedEval::from_text(text).ok().map(Arc::new))
+        .clone()
 }
 
 /// One game of any board from a start or a FEN, played turn by turn in notation.

@@ -1,0 +1,38 @@
+#!/usr/bin/env bash
+# Runs every fuzz target for SECONDS each (default 30), from its committed seeds and the
+# corpus earlier runs grew (corpus/, git-ignored); a crash stops the script, its input
+# is in artifacts/<target>/. Figures of each run in logs/<target>.log (executions,
+# coverage, peak memory). docs/fuzzing.md says why libFuzzer and how to replay a crash.
+#
+#   crates/fuzz/run.sh 600          # ten minutes a target
+#   crates/fuzz/run.sh 30 fen api   # some targets
+set -euo pipefail
+cd "$(dirname "$0")"
+secs=${1:-30}
+shift || true
+targets=("$@")
+[ ${#targets[@]} -eq 0 ] && targets=(fen notation api protocol learned_eval books tables capi)
+
+if ! cargo fuzz --version >/dev/null 2>&1; then
+    cargo install -q cargo-fuzz --version 0.13.2 --locked
+fi
+# libFuzzer's instrumentation needs `-Z` flags: nightly, or stable told to allow them.
+export RUSTC_BOOTSTRAP=1
+# AddressSanitizer (cargo-fuzz's default) in a release build with debug assertions.
+if [ $# -eq 0 ]; then
+    cargo fuzz build --fuzz-dir . --release --debug-assertions
+else
+    for t in "${targets[@]}"; do cargo fuzz build --fuzz-dir . --release --debug-assertions "$t"; done
+fi
+mkdir -p logs
+for t in "${targets[@]}"; do
+    mkdir -p "corpus/$t" "artifacts/$t"
+    echo "== $t: ${secs}s"
+    cargo fuzz run --fuzz-dir . --release --debug-assertions "$t" "corpus/$t" "seeds/$t" -- \
+        -max_total_time="$secs" -rss_limit_mb=2048 -timeout=10 -print_final_stats=1 \
+        -artifact_prefix="artifacts/$t/" 2>&1 | tee "logs/$t.log" | grep -E "^(stat::|Done|==|SUMMARY|INFO: -max_total_time)" || true
+    if ! grep -q "^Done " "logs/$t.log"; then
+        echo "fuzz target $t failed: see crates/fuzz/logs/$t.log and crates/fuzz/artifacts/$t/" >&2
+        exit 1
+    fi
+done
