@@ -12,7 +12,6 @@ use fanorona_rules::{
 use fanorona_search::{GameError, Player, play_game_adjudicated};
 use serde::{Deserialize, Serialize};
 use std::collections::{HashMap, HashSet};
-use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::sync::Mutex;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
@@ -352,10 +351,7 @@ pub fn play_pairings_with(
             std::fs::create_dir_all(dir).map_err(|e| ArenaError::Io(dir.clone(), e))?;
             let p = dir.join("games.jsonl");
             Some(Mutex::new(
-                std::fs::OpenOptions::new()
-                    .create(true)
-                    .append(true)
-                    .open(&p)
+                fanorona_rules::durable::Appender::open(&p, true)
                     .map_err(|e| ArenaError::Io(p, e))?,
             ))
         }
@@ -374,9 +370,7 @@ pub fn play_pairings_with(
         let rec = play_job(cfg, specs, make, j, seed)?;
         if let Some(f) = &file {
             let line = serde_json::to_string(&rec).expect("records serialise");
-            let mut f = f.lock().expect("not poisoned");
-            let _ = writeln!(f, "{line}");
-            let _ = f.flush();
+            let _ = f.lock().expect("not poisoned").line(&line);
         }
         let n = if rec.vela.is_none() {
             finished.fetch_add(1, Ordering::Relaxed) + 1

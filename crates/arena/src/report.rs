@@ -1,6 +1,7 @@
 //! Reports: Markdown tables, CSV and JSON files, and the Elo-against-generation plot.
 
 use crate::elo::{PairResult, PairedDiff, Pentanomial, Rating, Trend};
+use fanorona_rules::durable::write_atomic;
 use plotters::prelude::*;
 use std::fmt::Write as _;
 use std::path::Path;
@@ -273,7 +274,7 @@ pub fn save(
             specs[p.a], specs[p.b], p.wins, p.draws, p.losses
         );
     }
-    std::fs::write(dir.join("results.csv"), csv)?;
+    write_atomic(&dir.join("results.csv"), csv.as_bytes())?;
     let mut csv = String::from("player,elo,low,high,games,score,prior\n");
     for (s, x) in specs.iter().zip(r) {
         let _ = writeln!(
@@ -282,10 +283,10 @@ pub fn save(
             x.elo, x.low, x.high, x.games, x.score, x.prior
         );
     }
-    std::fs::write(dir.join("ratings.csv"), csv)?;
-    std::fs::write(
-        dir.join("ratings.json"),
-        serde_json::to_string_pretty(&ratings_json(specs, r, games))?,
+    write_atomic(&dir.join("ratings.csv"), csv.as_bytes())?;
+    write_atomic(
+        &dir.join("ratings.json"),
+        serde_json::to_string_pretty(&ratings_json(specs, r, games))?.as_bytes(),
     )
 }
 
@@ -314,7 +315,8 @@ pub fn plot_elo(
         .map(|p| if p.3.is_finite() { p.3 } else { p.1 })
         .fold(f64::NEG_INFINITY, f64::max);
     let pad = ((hi - lo) * 0.1).max(20.0);
-    let root = SVGBackend::new(path, (800, 480)).into_drawing_area();
+    let mut svg = String::new();
+    let root = SVGBackend::with_string(&mut svg, (800, 480)).into_drawing_area();
     root.fill(&WHITE).map_err(|e| e.to_string())?;
     let mut chart = ChartBuilder::on(&root)
         .caption(title, ("sans-serif", 22))
@@ -348,7 +350,10 @@ pub fn plot_elo(
                 .map(|p| Circle::new((p.0, p.1), 3, BLUE.filled())),
         )
         .map_err(|e| e.to_string())?;
-    root.present().map_err(|e| e.to_string())
+    root.present().map_err(|e| e.to_string())?;
+    drop(chart);
+    drop(root);
+    write_atomic(path, svg.as_bytes()).map_err(|e| format!("{}: {e}", path.display()))
 }
 
 /// An SVG plot of several series `(name, points)` against a shared x axis.
@@ -380,7 +385,8 @@ pub fn plot_series(
             (a.min(p.1), b.max(p.1))
         });
     let pad = ((y1 - y0) * 0.05).max(1e-3);
-    let root = SVGBackend::new(path, (800, 480)).into_drawing_area();
+    let mut svg = String::new();
+    let root = SVGBackend::with_string(&mut svg, (800, 480)).into_drawing_area();
     root.fill(&WHITE).map_err(|e| e.to_string())?;
     let mut chart = ChartBuilder::on(&root)
         .caption(title, ("sans-serif", 22))
@@ -414,7 +420,10 @@ pub fn plot_series(
         .border_style(BLACK)
         .draw()
         .map_err(|e| e.to_string())?;
-    root.present().map_err(|e| e.to_string())
+    root.present().map_err(|e| e.to_string())?;
+    drop(chart);
+    drop(root);
+    write_atomic(path, svg.as_bytes()).map_err(|e| format!("{}: {e}", path.display()))
 }
 
 /// The corner of the plot whose lines pass least through it, for the legend: each

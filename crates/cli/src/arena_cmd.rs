@@ -615,7 +615,7 @@ fn report_results(
     if !generations.is_empty() {
         let p = out.join("steps.json");
         let text = serde_json::to_string_pretty(&steps_json).expect("serialises");
-        if let Err(e) = std::fs::write(&p, text) {
+        if let Err(e) = fanorona_rules::durable::write_atomic(&p, text.as_bytes()) {
             eprintln!("warning: {}: {e}", p.display());
         }
     }

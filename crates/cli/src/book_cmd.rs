@@ -127,11 +127,8 @@ pub fn book(a: BookArgs) -> Result<()> {
     }
     match &a.out {
         Some(p) => {
-            if let Some(dir) = p.parent().filter(|d| !d.as_os_str().is_empty()) {
-                std::fs::create_dir_all(dir)
-                    .map_err(|e| anyhow::anyhow!("{}: {e}", dir.display()))?;
-            }
-            std::fs::write(p, text).map_err(|e| anyhow::anyhow!("{}: {e}", p.display()))?;
+            fanorona_rules::durable::write_atomic(p, text.as_bytes())
+                .map_err(|e| anyhow::anyhow!("{}: {e}", p.display()))?;
             eprintln!(
                 "wrote {} positions to {} ({} tried)",
                 book.positions.len(),
@@ -178,8 +175,20 @@ fn opening(a: &BookArgs) -> Result<()> {
     );
     let mut book = OpeningBook::default();
     if out.exists() {
-        let text = std::fs::read_to_string(out)
+        let mut text = std::fs::read_to_string(out)
             .map_err(|e| input_err(format!("{}: {e}", out.display())))?;
+        if !text.is_empty() && !text.ends_with('\n') {
+            // A build stopped in the middle of a line: that position is built again.
+            let cut = text.rfind('\n').map_or(0, |i| i + 1);
+            eprintln!(
+                "{}: dropping its unfinished last line `{}`",
+                out.display(),
+                &text[cut..]
+            );
+            text.truncate(cut);
+            fanorona_rules::durable::write_atomic(out, text.as_bytes())
+                .map_err(|e| anyhow::anyhow!("{}: {e}", out.display()))?;
+        }
         book = OpeningBook::parse(&out.display().to_string(), &text).map_err(input_err)?;
         eprintln!(
             "{}: going on from its {} positions",
@@ -187,14 +196,10 @@ fn opening(a: &BookArgs) -> Result<()> {
             book.len()
         );
     } else {
-        if let Some(dir) = out.parent().filter(|d| !d.as_os_str().is_empty()) {
-            std::fs::create_dir_all(dir).map_err(|e| anyhow::anyhow!("{}: {e}", dir.display()))?;
-        }
-        std::fs::write(out, &header).map_err(|e| anyhow::anyhow!("{}: {e}", out.display()))?;
+        fanorona_rules::durable::write_atomic(out, header.as_bytes())
+            .map_err(|e| anyhow::anyhow!("{}: {e}", out.display()))?;
     }
-    let mut file = std::fs::OpenOptions::new()
-        .append(true)
-        .open(out)
+    let mut file = fanorona_rules::durable::Appender::open(out, false)
         .map_err(|e| anyhow::anyhow!("{}: {e}", out.display()))?;
     let spec = OpeningSpec {
         variant: a.variant,
@@ -218,9 +223,8 @@ fn opening(a: &BookArgs) -> Result<()> {
         &spec,
         &mut book,
         |pos, b| {
-            use std::io::Write;
             let line = b.line(pos).expect("just added");
-            if let Err(e) = writeln!(file, "{line}").and_then(|()| file.flush()) {
+            if let Err(e) = file.line(&line) {
                 failed.get_or_insert(e);
             }
         },
@@ -245,9 +249,7 @@ fn opening(a: &BookArgs) -> Result<()> {
         .collect();
     let mut text = format!("{header}{body}");
     fanorona_rules::checksum::seal(&mut text, fanorona_search::opening::CHECKSUM_LINE);
-    let tmp = out.with_extension("tmp");
-    std::fs::write(&tmp, text)
-        .and_then(|()| std::fs::rename(&tmp, out))
+    fanorona_rules::durable::write_atomic(out, text.as_bytes())
         .map_err(|e| anyhow::anyhow!("{}: {e}", out.display()))?;
     eprintln!(
         "{}: {} positions ({} new)",

@@ -223,11 +223,6 @@ fn read_data(path: &Path, rules: RuleOptions, variant: Variant) -> Result<Vec<La
 /// Writes `text` to `path` through a temporary file beside it, so that a stopped run
 /// never leaves half a file.
 fn write_atomic(path: &Path, text: &str) -> Result<()> {
-    if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
-        std::fs::create_dir_all(dir).with_context(|| dir.display().to_string())?;
-    }
-    let tmp = path.with_extension("tmp");
-    std::fs::write(&tmp, text).with_context(|| tmp.display().to_string())?;
-    std::fs::rename(&tmp, path).with_context(|| path.display().to_string())?;
-    Ok(())
+    fanorona_rules::durable::write_atomic(path, text.as_bytes())
+        .with_context(|| path.display().to_string())
 }

@@ -9,11 +9,11 @@
 //!     optimizer.bpk    the optimizer state (when saved from training)
 //! ```
 
-use crate::durable;
 use crate::net::{Net, NetConfig};
 use burn::optim::ModuleOptimizer;
 use burn::prelude::*;
 use fanorona_rules::Variant;
+use fanorona_rules::durable;
 use serde::{Deserialize, Serialize};
 use std::path::{Path, PathBuf};
 
@@ -237,7 +237,7 @@ fn publish(tmp: &Path, dir: &Path, files: &[(&str, &[u8])]) -> Result<(), Checkp
     // The checksum of every file but the last (meta.json), which is written after them.
     write(CHECKSUM_FILE, checksums(tmp)?.as_bytes())?;
     write(last, last_bytes)?;
-    // On the disk before the rename publishes them (crate::durable).
+    // On the disk before the rename publishes them (fanorona_rules::durable).
     durable::sync_tree(tmp).map_err(io(tmp))?;
     // A kill between the two renames leaves `<dir>.old` and a complete `<dir>.tmp`:
     // [`recover`] finishes such a save, and [`resolve`] reads `<dir>.old` meanwhile.

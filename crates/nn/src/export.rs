@@ -192,19 +192,10 @@ pub fn export(
 /// Writes `path` through a temporary file and a rename, so that a failed export never
 /// leaves a half-written file under the real name.
 fn write(path: &Path, bytes: &[u8]) -> Result<PathBuf, ExportError> {
-    let io = |source| ExportError::Io {
+    fanorona_rules::durable::write_atomic(path, bytes).map_err(|source| ExportError::Io {
         path: path.to_path_buf(),
         source,
-    };
-    if let Some(parent) = path.parent().filter(|p| !p.as_os_str().is_empty()) {
-        std::fs::create_dir_all(parent).map_err(io)?;
-    }
-    let name = path.file_name().unwrap_or_default().to_string_lossy();
-    let tmp = path.with_file_name(format!(".{name}.tmp"));
-    std::fs::write(&tmp, bytes).map_err(io)?;
-    crate::durable::sync_file(&tmp).map_err(io)?;
-    std::fs::rename(&tmp, path).map_err(io)?;
-    crate::durable::sync_dir(crate::durable::parent(path)).map_err(io)?;
+    })?;
     Ok(path.to_path_buf())
 }
 

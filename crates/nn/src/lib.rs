@@ -9,7 +9,6 @@
 
 pub mod checkpoint;
 mod cpu;
-mod durable;
 mod evaluator;
 pub mod export;
 mod net;

@@ -30,6 +30,7 @@
 mod any;
 mod bitboard;
 pub mod checksum;
+pub mod durable;
 mod fen;
 pub mod game;
 mod geometry;

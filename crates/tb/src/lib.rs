@@ -472,9 +472,7 @@ fn write_file(
     let h = fnv(&b);
     b.extend_from_slice(&h.to_le_bytes());
     let path = dir.join(file_name(variant, t.class));
-    let tmp = path.with_extension("fntb.tmp");
-    std::fs::write(&tmp, &b).map_err(io(&tmp))?;
-    std::fs::rename(&tmp, &path).map_err(io(&path))
+    fanorona_rules::durable::write_atomic(&path, &b).map_err(io(&path))
 }
 
 /// Reads and checks one class's file: its quiet limit and table.

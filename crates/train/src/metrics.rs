@@ -1,6 +1,5 @@
 //! Metrics: a small sink trait, with TensorBoard event files and JSON lines behind it.
 
-use std::io::Write;
 use std::path::Path;
 
 /// Where scalar metrics go.
@@ -14,7 +13,7 @@ pub trait MetricsSink {
 /// One JSON object per scalar: `{"tag":..,"step":..,"value":..,"time":..}`.
 #[derive(Debug)]
 pub struct JsonlSink {
-    file: std::fs::File,
+    file: fanorona_rules::durable::Appender,
 }
 
 impl JsonlSink {
@@ -24,10 +23,7 @@ impl JsonlSink {
     /// The file cannot be opened.
     pub fn open(path: &Path) -> std::io::Result<JsonlSink> {
         Ok(JsonlSink {
-            file: std::fs::OpenOptions::new()
-                .create(true)
-                .append(true)
-                .open(path)?,
+            file: fanorona_rules::durable::Appender::open(path, false)?,
         })
     }
 }
@@ -39,10 +35,10 @@ impl MetricsSink for JsonlSink {
             .map_or(0.0, |d| d.as_secs_f64());
         let line = serde_json::json!({"tag": tag, "step": step, "value": value, "time": time});
         // Metrics are best effort: a full disk must not stop training.
-        let _ = writeln!(self.file, "{line}");
+        let _ = self.file.line(&line.to_string());
     }
     fn flush(&mut self) {
-        let _ = self.file.flush();
+        // Each line is written through (no buffer in between).
     }
 }
 

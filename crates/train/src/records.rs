@@ -17,7 +17,6 @@
 use fanorona_rules::{Color, Variant, num_actions};
 use fanorona_sim::{Encode, num_planes};
 use serde::{Deserialize, Serialize};
-use std::io::Write;
 use std::path::{Path, PathBuf};
 
 /// Version of the sample format (1: without the ownership target, still read).
@@ -79,23 +78,7 @@ pub enum RecordError {
 
 pub(crate) use fanorona_rules::checksum::fnv1a as fnv;
 
-/// Writes `data` to `path` through a temporary file and a rename.
-///
-/// # Errors
-/// The file cannot be written.
-pub fn write_atomically(path: &Path, data: &[u8]) -> Result<(), std::io::Error> {
-    let tmp = path.with_extension(format!(
-        "{}.tmp",
-        path.extension()
-            .map_or(String::new(), |e| e.to_string_lossy().into_owned())
-    ));
-    {
-        let mut f = std::fs::File::create(&tmp)?;
-        f.write_all(data)?;
-        f.sync_all()?;
-    }
-    std::fs::rename(&tmp, path)
-}
+use fanorona_rules::durable::write_atomic;
 
 /// Encodes samples of `variant` into the file format.
 pub fn encode_samples<'a>(
@@ -253,7 +236,7 @@ pub fn write_samples<'a>(
     variant: Variant,
     samples: impl ExactSizeIterator<Item = &'a Sample>,
 ) -> Result<(), RecordError> {
-    write_atomically(path, &encode_samples(variant, samples)).map_err(|source| RecordError::Io {
+    write_atomic(path, &encode_samples(variant, samples)).map_err(|source| RecordError::Io {
         path: path.into(),
         source,
     })
@@ -307,20 +290,13 @@ pub struct GameRecord {
 /// # Errors
 /// The file cannot be written.
 pub fn append_games(path: &Path, games: &[GameRecord]) -> Result<(), RecordError> {
-    let mut f = std::fs::OpenOptions::new()
-        .create(true)
-        .append(true)
-        .open(path)
-        .map_err(|source| RecordError::Io {
-            path: path.into(),
-            source,
-        })?;
     let mut text = String::new();
     for g in games {
         text.push_str(&serde_json::to_string(g).expect("records serialise"));
         text.push('\n');
     }
-    f.write_all(text.as_bytes())
+    fanorona_rules::durable::Appender::open(path, true)
+        .and_then(|mut f| f.line(&text))
         .map_err(|source| RecordError::Io {
             path: path.into(),
             source,
@@ -337,7 +313,7 @@ pub fn write_games(path: &Path, games: &[GameRecord]) -> Result<(), RecordError>
         text.push_str(&serde_json::to_string(g).expect("records serialise"));
         text.push('\n');
     }
-    write_atomically(path, text.as_bytes()).map_err(|source| RecordError::Io {
+    write_atomic(path, text.as_bytes()).map_err(|source| RecordError::Io {
         path: path.into(),
         source,
     })
@@ -375,6 +351,7 @@ pub fn read_games(path: &Path) -> Result<(Vec<GameRecord>, Vec<String>), RecordE
 #[cfg(test)]
 mod tests {
     use super::*;
+    use std::io::Write;
 
     fn sample(v: Variant, k: f32) -> Sample {
         let per = num_planes(v) * v.points();

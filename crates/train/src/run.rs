@@ -64,7 +64,7 @@ pub fn train(opts: &RunOptions, progress: &mut dyn Progress) -> Result<Summary, 
             ));
         }
     }
-    records::write_atomically(&cfg_path, text.as_bytes()).map_err(io(&cfg_path))?;
+    fanorona_rules::durable::write_atomic(&cfg_path, text.as_bytes()).map_err(io(&cfg_path))?;
     if cfg.tree.enabled() {
         return crate::tree::train(cfg, &opts.run, &ckpt_dir, &exp_dir, progress);
     }
