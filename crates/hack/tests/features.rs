@@ -70,3 +70,79 @@ fn the_binary_builds_its_dependencies_as_the_workspace_tests_do() {
         differ.join("\n")
     );
 }
+
+/// The units cargo would compile for `fanorona-cli` with `extra` arguments: package,
+/// features, mode and profile of each, the workspace's own crates left out (cargo's
+/// `--unit-graph`, unstable, reached on the stable toolchain through RUSTC_BOOTSTRAP as
+/// the fuzz targets are).
+fn units(extra: &[&str]) -> BTreeSet<String> {
+    let root = concat!(env!("CARGO_MANIFEST_DIR"), "/../..");
+    let out = Command::new(env!("CARGO"))
+        .current_dir(root)
+        .env("RUSTC_BOOTSTRAP", "1")
+        .args([
+            "build",
+            "--offline",
+            "--release",
+            "-p",
+            "fanorona-cli",
+            "--unit-graph",
+            "-Z",
+            "unstable-options",
+        ])
+        .args(extra)
+        .output()
+        .expect("cargo runs");
+    assert!(
+        out.status.success(),
+        "cargo build --unit-graph {extra:?}: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let graph: serde_json::Value = serde_json::from_slice(&out.stdout).expect("a unit graph");
+    graph["units"]
+        .as_array()
+        .expect("units")
+        .iter()
+        .filter(|u| {
+            !u["pkg_id"]
+                .as_str()
+                .unwrap_or_default()
+                .starts_with("path+")
+        })
+        .map(|u| {
+            let id = u["pkg_id"].as_str().unwrap_or_default();
+            let name = id.rsplit('#').next().unwrap_or(id);
+            format!("{name} {} {} {}", u["mode"], u["features"], u["profile"])
+        })
+        .collect()
+}
+
+#[test]
+fn the_gpu_feature_adds_its_own_crates_and_rebuilds_no_other() {
+    // `--features wgpu` after the CPU build: a unit of the CPU build that the GPU build
+    // compiles with other features is compiled again, and everything above it (before
+    // these entries: serde, proc-macro2 and 39 more, so hyper, rustls and protobuf, 18
+    // minutes on two cores).
+    let cpu = units(&[]);
+    let gpu = units(&["--features", "wgpu"]);
+    assert!(
+        cpu.len() > 100 && gpu.len() > cpu.len(),
+        "{} and {} units",
+        cpu.len(),
+        gpu.len()
+    );
+    let rebuilt: Vec<&String> = cpu
+        .difference(&gpu)
+        // burn's own crates are what the feature changes.
+        .filter(|u| !u.starts_with("burn") && !u.starts_with("cubecl"))
+        .collect();
+    assert!(
+        rebuilt.is_empty(),
+        "built again by --features wgpu (add the GPU build's features to crates/hack/Cargo.toml):\n{}",
+        rebuilt
+            .iter()
+            .map(|u| u.as_str())
+            .collect::<Vec<_>>()
+            .join("\n")
+    );
+}
