@@ -1029,6 +1029,114 @@ fn lines_said_while_a_progress_bar_is_up_reach_a_log() {
 }
 
 #[test]
+fn tree_learning_is_killed_and_resumes_losing_and_repeating_no_label() {
+    // The label window lives in files (one a generation and a source) that the
+    // checkpoints list: a run killed anywhere and resumed with the same command ends
+    // where a run never stopped ends, byte for byte.
+    let root = std::env::temp_dir().join(format!("fanorona-tree-kill-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&root);
+    std::fs::create_dir_all(&root).unwrap();
+    let config = root.join("tree.toml");
+    std::fs::write(
+        &config,
+        "variant = \"dimy\"\n[tree]\nmethod = \"treestrap\"\nhidden = 8\ndepth = 2\nlabel_depth = 1\ngames = 6\nthreads = 1\ndeep_gap = 1\ndeep_positions = 2\nhalf_life = 2000\n[train]\nbatch_size = 32\nreplay_window = 3000\nmin_replay = 32\n[run]\narena_every = 0\n",
+    )
+    .unwrap();
+    let args = |run: &str, gens: u64| -> Vec<String> {
+        [
+            "train",
+            "--config",
+            &config.display().to_string(),
+            "--run",
+            run,
+            "--checkpoints",
+            &root.join("ck").display().to_string(),
+            "--experiments",
+            &root.join("ex").display().to_string(),
+            "--set",
+            &format!("run.generations={gens}"),
+            "--quiet",
+        ]
+        .map(String::from)
+        .to_vec()
+    };
+    let mut child = Command::new(env!("CARGO_BIN_EXE_fanorona"))
+        .args(args("k", 1000))
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    let second = root.join("ck/k/00002/meta.json");
+    let t = std::time::Instant::now();
+    while !second.exists() && t.elapsed().as_secs() < 120 {
+        std::thread::sleep(std::time::Duration::from_millis(5));
+    }
+    child.kill().unwrap();
+    child.wait().unwrap();
+    assert!(second.exists(), "a second checkpoint was written");
+    let reached: u64 = std::fs::read_dir(root.join("ck/k"))
+        .unwrap()
+        .filter_map(|e| e.ok()?.file_name().to_str()?.parse().ok())
+        .max()
+        .unwrap();
+    let until = reached + 3;
+    let o = fanorona(
+        &args("k", until)
+            .iter()
+            .map(String::as_str)
+            .collect::<Vec<_>>(),
+    );
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert!(
+        stdout(&o).contains(&format!("resuming run `k` from generation {reached}")),
+        "{}",
+        stdout(&o)
+    );
+    let o = fanorona(
+        &args("once", until)
+            .iter()
+            .map(String::as_str)
+            .collect::<Vec<_>>(),
+    );
+    assert!(o.status.success(), "{}", stderr(&o));
+    let read = |run: &str, file: &str| {
+        std::fs::read_to_string(root.join(format!("ck/{run}/{until:05}/{file}"))).unwrap()
+    };
+    for file in ["eval.txt", "window.json"] {
+        assert_eq!(read("k", file), read("once", file), "{file}");
+    }
+    let state = |run: &str| -> serde_json::Value {
+        serde_json::from_str(&read(run, "state.json")).unwrap()
+    };
+    for key in ["generation", "games", "samples", "steps"] {
+        assert_eq!(state("k")[key], state("once")[key], "{key}");
+    }
+    // The window's files: those its newest checkpoint lists, the same bytes.
+    let files = |run: &str| -> Vec<(String, Vec<u8>)> {
+        let mut v: Vec<_> = std::fs::read_dir(root.join(format!("ck/{run}/labels")))
+            .unwrap()
+            .map(|e| {
+                let e = e.unwrap();
+                (
+                    e.file_name().to_string_lossy().into_owned(),
+                    std::fs::read(e.path()).unwrap(),
+                )
+            })
+            .collect();
+        v.sort();
+        v
+    };
+    let (k, once) = (files("k"), files("once"));
+    assert!(
+        k.iter().any(|(n, _)| n.ends_with("-teacher.bin")),
+        "{:?}",
+        k.iter().map(|f| &f.0).collect::<Vec<_>>()
+    );
+    assert!(k == once, "the same window files");
+    std::fs::remove_dir_all(&root).ok();
+}
+
+#[test]
 fn train_is_killed_and_resumes() {
     let root = std::env::temp_dir().join(format!("fanorona-train-kill-{}", std::process::id()));
     let _ = std::fs::remove_dir_all(&root);

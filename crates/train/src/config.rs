@@ -91,6 +91,14 @@ pub struct TreeConfig {
     /// game's own; 0: off). With `deep_gap` it sets the teacher's share of the compute,
     /// which the log reports.
     pub deep_positions: usize,
+    /// The label window's weighting by age: a label's chance to be drawn halves for
+    /// every this many newer labels in the window (`train.replay_window` bounds the
+    /// window itself). 0: every label alike.
+    pub half_life: usize,
+    /// The share of each batch drawn from the deeper teacher's labels (0 to 1); unset:
+    /// as many as the window holds of them.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub teacher_share: Option<f64>,
 }
 
 impl Default for TreeConfig {
@@ -109,6 +117,8 @@ impl Default for TreeConfig {
             threads: 0,
             deep_gap: 0,
             deep_positions: 0,
+            half_life: 0,
+            teacher_share: None,
         }
     }
 }
@@ -834,6 +844,11 @@ impl TrainConfig {
             {
                 return bad(
                     "tree.deep_gap must be 0 to 8 (tree.depth + tree.deep_gap at most 16) and tree.deep_positions 0 to 1000, with tree.method = treestrap",
+                );
+            }
+            if tr.teacher_share.is_some_and(|x| !(0.0..=1.0).contains(&x)) {
+                return bad(
+                    "tree.teacher_share must be 0 to 1 (or unset: as the window holds them)",
                 );
             }
             if !(1..=1024).contains(&tr.hidden) || tr.games == 0 || tr.opening_turns > 100 {

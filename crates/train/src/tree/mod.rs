@@ -19,10 +19,11 @@
 //! attacked ones, each side's material) and its weights start with a zero output.
 //!
 //! A checkpoint is a folder `<run>/<generation>/` with `eval.txt` (what `ab:eval=DIR`
-//! reads), the optimizer's moments, the label window (`labels.bin`, 25 bytes a label),
-//! the counters and the generation's metrics: a run stopped anywhere resumes from its
-//! last checkpoint with the same window and optimizer, so no label is lost or learned
-//! twice.
+//! reads), the optimizer's moments, the list of the label window's files
+//! (`window.json`; the files, one a generation and a source, are in `<run>/labels/`, see
+//! [`window`]), the counters and the generation's metrics: a run stopped anywhere resumes
+//! from its last checkpoint with the same window and optimizer, so no label is lost or
+//! learned twice.
 
 use crate::config::TrainConfig;
 use crate::inputs::read_arena_book;
@@ -33,9 +34,7 @@ use crate::selfplay::SelfPlayStats;
 use crate::state::{Progress, RunState, Summary, TrainError, io, read_json};
 use fanorona_nn::Losses;
 use fanorona_nn::checkpoint;
-use fanorona_rules::{
-    Bitboard, ByColor, Color, History, Outcome, Position, RuleOptions, Turn, TurnMode, Variant,
-};
+use fanorona_rules::{Color, History, Outcome, Position, Turn, TurnMode, Variant};
 use fanorona_search::tune::{BoundFit, BoundSample};
 use fanorona_search::{
     AbConfig, AlphaBeta, Bound, Descent, EvalWeights, LearnedEval, Limits, NodeLabel,
@@ -43,7 +42,6 @@ use fanorona_search::{
 use rand::rngs::SmallRng;
 use rand::{RngExt, SeedableRng};
 use serde::{Deserialize, Serialize};
-use std::collections::VecDeque;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::time::Instant;
@@ -52,10 +50,9 @@ use std::time::Instant;
 /// before).
 const MAX_TURNS: u32 = 1000;
 
-/// The first bytes of a label file.
-const LABELS_MAGIC: &[u8; 16] = b"fanorona-labels1";
-/// Bytes of one label in a label file.
-const LABEL_BYTES: usize = 25;
+mod window;
+
+pub use window::{LabelSource, LabelWindow, decode_labels, encode_labels};
 
 /// The evaluation under training, its optimizer, the label window and the counters.
 #[derive(Debug)]
@@ -63,18 +60,18 @@ pub struct EvalLearner {
     /// The evaluation.
     pub eval: LearnedEval,
     fit: BoundFit,
-    window: VecDeque<NodeLabel>,
-    capacity: usize,
+    window: LabelWindow,
     /// The counters.
     pub state: RunState,
 }
 
 impl EvalLearner {
-    /// A new run's learner: the evaluation `tree.init` names, or one of zero knowledge.
+    /// A new run's learner (its window's files in run folder `run`): the evaluation
+    /// `tree.init` names, or one of zero knowledge.
     ///
     /// # Errors
     /// `tree.init` cannot be read or is for another board.
-    pub fn start(cfg: &TrainConfig) -> Result<EvalLearner, TrainError> {
+    pub fn start(cfg: &TrainConfig, run: &Path) -> Result<EvalLearner, TrainError> {
         let variant = cfg.variant();
         let eval = if cfg.tree.init.is_empty() {
             LearnedEval::zero(variant, cfg.tree.hidden, cfg.seed)
@@ -84,8 +81,7 @@ impl EvalLearner {
         Ok(EvalLearner {
             fit: BoundFit::new(&eval),
             eval,
-            window: VecDeque::new(),
-            capacity: cfg.train.replay_window,
+            window: LabelWindow::new(run, variant, cfg.rule_options(), cfg.train.replay_window),
             state: RunState::default(),
         })
     }
@@ -109,24 +105,50 @@ impl EvalLearner {
                 adam.display()
             ))
         })?;
-        let labels = dir.join(LABELS_FILE);
-        let bytes = std::fs::read(&labels).map_err(io(&labels))?;
-        let window = decode_labels(&bytes, variant, cfg.rule_options())
-            .map_err(|e| TrainError::Eval(format!("{}: {e}", labels.display())))?;
+        let state = RunState::read(dir)?;
+        let run = window::run_of(dir);
+        let (capacity, rules) = (cfg.train.replay_window, cfg.rule_options());
+        let manifest = dir.join(window::MANIFEST);
+        let old = dir.join(LABELS_FILE);
+        let window = if manifest.exists() {
+            let m: window::Manifest = read_json(&manifest)?;
+            LabelWindow::open(run, variant, rules, capacity, &m)
+        } else {
+            // A checkpoint saved before the window moved to `labels/`: its whole window,
+            // kept as the labels of its generation.
+            let bytes = std::fs::read(&old).map_err(io(&old))?;
+            decode_labels(&bytes, variant, rules)
+                .map_err(|e| format!("{}: {e}", old.display()))
+                .and_then(|labels| {
+                    let mut w = LabelWindow::new(run, variant, rules, capacity);
+                    w.prune();
+                    w.push(state.generation, LabelSource::Play, &labels)?;
+                    Ok(w)
+                })
+        }
+        .map_err(TrainError::Eval)?;
         Ok(EvalLearner {
             eval,
             fit,
-            window: window.into(),
-            capacity: cfg.train.replay_window,
-            state: RunState::read(dir)?,
+            window,
+            state,
         })
     }
 
-    /// Adds labels to the window, the oldest going past its capacity.
-    pub fn extend(&mut self, labels: impl IntoIterator<Item = NodeLabel>) {
-        self.window.extend(labels);
-        let over = self.window.len().saturating_sub(self.capacity);
-        self.window.drain(..over);
+    /// Adds generation `g`'s labels from `source` to the window (their file first), the
+    /// oldest going past its capacity.
+    ///
+    /// # Errors
+    /// The file cannot be written.
+    pub fn extend(
+        &mut self,
+        g: u64,
+        source: LabelSource,
+        labels: &[NodeLabel],
+    ) -> Result<(), TrainError> {
+        self.window
+            .push(g, source, labels)
+            .map_err(TrainError::Eval)
     }
 }
 
@@ -151,12 +173,15 @@ impl Model for EvalLearner {
             ((new_samples as f64 * cfg.train.train_ratio as f64) / n as f64).ceil() as usize;
         let mut rng = SmallRng::seed_from_u64(seed ^ 0x5EED);
         let weights = EvalWeights::default();
+        let sampler = self
+            .window
+            .sampler(cfg.tree.half_life, cfg.tree.teacher_share);
         let mut losses = Vec::with_capacity(steps);
         let mut batch = Vec::with_capacity(n);
         for _ in 0..steps {
             batch.clear();
             for _ in 0..n {
-                let l = &self.window[rng.random_range(0..self.window.len())];
+                let l = sampler.draw(&mut rng);
                 let mirror = cfg.train.augment && rng.random_bool(0.5);
                 batch.push(BoundSample::new(
                     &self.eval,
@@ -187,7 +212,8 @@ impl Model for EvalLearner {
 
 /// The optimizer's file in a checkpoint.
 const ADAM_FILE: &str = "adam.bin";
-/// The label window's file in a checkpoint.
+/// The whole label window's file in a checkpoint saved before the window moved to
+/// `labels/` (read when such a run resumes).
 const LABELS_FILE: &str = "labels.bin";
 
 /// A tree-learning checkpoint's `meta.json`.
@@ -215,112 +241,15 @@ fn read_eval(name: &str, variant: Variant, key: &str) -> Result<LearnedEval, Tra
     LearnedEval::read(&file, variant).map_err(|e| named(&e))
 }
 
-/// The label window as bytes: [`LABELS_MAGIC`], the board's name's length and name, then
-/// [`LABEL_BYTES`] a label (little-endian: White's and Black's points as two 64-bit
-/// masks, the side to move plus twice the turn number up to 2, the quiet counter, the score, the bound, the depth).
-pub fn encode_labels<'a>(variant: Variant, labels: impl Iterator<Item = &'a NodeLabel>) -> Vec<u8> {
-    let name = variant.name().as_bytes();
-    let mut out = Vec::new();
-    out.extend_from_slice(LABELS_MAGIC);
-    out.push(name.len() as u8);
-    out.extend_from_slice(name);
-    for l in labels {
-        let p = &l.position;
-        out.extend_from_slice(&p.pieces(Color::White).0.to_le_bytes());
-        out.extend_from_slice(&p.pieces(Color::Black).0.to_le_bytes());
-        // The side, and the turn number where the rules tell the first two turns apart.
-        out.push(p.side_to_move().index() as u8 | (p.ply().min(2) as u8) << 1);
-        out.extend_from_slice(&p.quiet().to_le_bytes());
-        out.extend_from_slice(&l.score.to_le_bytes());
-        out.push(match l.bound {
-            Bound::Exact => 0,
-            Bound::Lower => 1,
-            Bound::Upper => 2,
-        });
-        out.push(l.depth);
-    }
-    out
-}
-
-/// Reads [`encode_labels`]'s form, for `variant` under `rules`.
-///
-/// # Errors
-/// Another format or board, a cut file, or a label that is no position.
-pub fn decode_labels(
-    bytes: &[u8],
-    variant: Variant,
-    rules: RuleOptions,
-) -> Result<Vec<NodeLabel>, String> {
-    let rest = bytes
-        .strip_prefix(LABELS_MAGIC)
-        .ok_or("not a label file (its first bytes are wrong)")?;
-    let (&len, rest) = rest.split_first().ok_or("cut before its board's name")?;
-    let len = len as usize;
-    if rest.len() < len {
-        return Err("cut before its board's name".into());
-    }
-    let (name, body) = rest.split_at(len);
-    if name != variant.name().as_bytes() {
-        return Err(format!(
-            "labels of {}, not {variant}",
-            String::from_utf8_lossy(name)
-        ));
-    }
-    if !body.len().is_multiple_of(LABEL_BYTES) {
-        return Err(format!(
-            "cut: {} bytes after the header, not a multiple of {LABEL_BYTES}",
-            body.len()
-        ));
-    }
-    body.chunks_exact(LABEL_BYTES)
-        .enumerate()
-        .map(|(i, c)| {
-            let u64_at = |k: usize| u64::from_le_bytes(c[k..k + 8].try_into().expect("8 bytes"));
-            let side = match c[16] & 1 {
-                0 => Color::White,
-                _ => Color::Black,
-            };
-            let ply = u16::from(c[16] >> 1);
-            if ply > 2 {
-                return Err(format!("label {i}: side byte {}", c[16]));
-            }
-            let quiet = u16::from_le_bytes([c[17], c[18]]);
-            let score = i32::from_le_bytes(c[19..23].try_into().expect("4 bytes"));
-            let bound = match c[23] {
-                0 => Bound::Exact,
-                1 => Bound::Lower,
-                2 => Bound::Upper,
-                b => return Err(format!("label {i}: bound {b}")),
-            };
-            let pieces = ByColor {
-                white: Bitboard(u64_at(0)),
-                black: Bitboard(u64_at(8)),
-            };
-            let position = Position::new(variant, rules, pieces, side, quiet, ply)
-                .map_err(|e| format!("label {i}: {e:?}"))?;
-            if position.pieces(Color::White) != pieces.white
-                || position.pieces(Color::Black) != pieces.black
-            {
-                return Err(format!("label {i}: pieces off the board or on one point"));
-            }
-            Ok(NodeLabel {
-                position,
-                score,
-                bound,
-                depth: c[24],
-            })
-        })
-        .collect()
-}
-
 /// One self-play game's yield.
 #[derive(Debug, Default)]
 struct GameOut {
+    /// The labels of the searches that played.
     labels: Vec<NodeLabel>,
+    /// The deeper teacher's labels (`tree.deep_gap`).
+    teacher: Vec<NodeLabel>,
     turns: u64,
     nodes: u64,
-    /// Of `labels`, those of the deeper teacher (`tree.deep_gap`).
-    deep_labels: u64,
     /// Nodes of the deeper teacher's searches (not in `nodes`).
     deep_nodes: u64,
     outcome: Option<Outcome>,
@@ -488,8 +417,7 @@ fn play_game(cfg: &TrainConfig, searcher: &mut Searcher, seed: u64) -> GameOut {
             let pos = searched.swap_remove(rng.random_range(0..searched.len()));
             let (found, nodes) = searcher.deep_labels(cfg, &pos);
             out.deep_nodes += nodes;
-            out.deep_labels += found.len() as u64;
-            labels.extend(found);
+            out.teacher.extend(found);
         }
     }
     out.labels = labels;
@@ -572,20 +500,24 @@ impl Source<EvalLearner> for TreePlay<'_> {
         progress.selfplay_finished();
         let mut stats = SelfPlayStats::default();
         let mut samples = 0u64;
+        let (mut play, mut teacher) = (Vec::new(), Vec::new());
         for game in played {
             stats.games += 1;
             stats.decisions += game.turns;
             stats.evals += game.nodes + game.deep_nodes;
             stats.teacher_nodes += game.deep_nodes;
-            stats.teacher_samples += game.deep_labels;
+            stats.teacher_samples += game.teacher.len() as u64;
             match game.outcome {
                 Some(Outcome::Win(Color::White)) => stats.white += 1,
                 Some(Outcome::Win(Color::Black)) => stats.black += 1,
                 _ => stats.draws += 1,
             }
-            samples += game.labels.len() as u64;
-            learner.extend(game.labels);
+            samples += (game.labels.len() + game.teacher.len()) as u64;
+            play.extend(game.labels);
+            teacher.extend(game.teacher);
         }
+        learner.extend(g, LabelSource::Play, &play)?;
+        learner.extend(g, LabelSource::Teacher, &teacher)?;
         stats.samples = samples;
         stats.seconds = t.elapsed().as_secs_f64();
         Ok(Generation {
@@ -640,7 +572,7 @@ impl Keeper<EvalLearner> for TreeFolder<'_> {
         let dir = self.root.join(format!("{g:05}"));
         let eval = learner.eval.to_text();
         let adam = learner.fit.to_bytes();
-        let labels = encode_labels(self.cfg.variant(), learner.window.iter());
+        let window = serde_json::to_vec_pretty(&learner.window.manifest()).expect("serialises");
         let state = learner.state.to_json();
         let meta = serde_json::to_vec_pretty(&TreeMeta {
             format: 1,
@@ -654,14 +586,16 @@ impl Keeper<EvalLearner> for TreeFolder<'_> {
         let mut all: Vec<(&str, &[u8])> = vec![
             (checkpoint::EVAL_FILE, eval.as_bytes()),
             (ADAM_FILE, &adam),
-            (LABELS_FILE, &labels),
+            (window::MANIFEST, &window),
             (RunState::FILE, &state),
         ];
         all.extend_from_slice(files);
         all.push(("meta.json", &meta));
         checkpoint::save_files(&dir, &all)?;
         // The window is the newest checkpoint's alone (the older ones keep their
-        // evaluation, the curve of the run).
+        // evaluation, the curve of the run): the files it let go, and a whole window of
+        // the older form, go.
+        learner.window.prune();
         if let Some(prev) = &self.last
             && prev != &dir
         {
@@ -719,7 +653,7 @@ pub(crate) fn train(
             l
         }
         None => {
-            let l = EvalLearner::start(cfg)?;
+            let l = EvalLearner::start(cfg, ckpt_dir)?;
             let from = if cfg.tree.init.is_empty() {
                 "zero knowledge (no hand-written base)".to_string()
             } else {
@@ -818,7 +752,7 @@ generations = 2
         let labels: Vec<NodeLabel> = out.into_iter().flat_map(|g| g.labels).collect();
         assert!(labels.len() > 20, "{} labels", labels.len());
         let bytes = encode_labels(Variant::Dimy, labels.iter());
-        assert_eq!(bytes.len(), 16 + 5 + LABEL_BYTES * labels.len());
+        assert_eq!(bytes.len(), 16 + 5 + window::LABEL_BYTES * labels.len());
         let back = decode_labels(&bytes, Variant::Dimy, cfg.rule_options()).unwrap();
         assert_eq!(back.len(), labels.len());
         for (a, b) in back.iter().zip(&labels) {
@@ -857,7 +791,7 @@ generations = 2
         assert!(
             plain
                 .iter()
-                .all(|g| g.deep_labels == 0 && g.deep_nodes == 0)
+                .all(|g| g.teacher.is_empty() && g.deep_nodes == 0)
         );
         (cfg.tree.deep_gap, cfg.tree.deep_positions) = (2, 3);
         cfg.validate().unwrap();
@@ -868,12 +802,12 @@ generations = 2
             // players' 2 turns.
             assert_eq!((p.turns, p.outcome), (t.turns, t.outcome));
             assert!(
-                t.deep_labels >= 3 && t.deep_nodes > 0,
+                t.teacher.len() >= 3 && t.deep_nodes > 0,
                 "{} labels",
-                t.deep_labels
+                t.teacher.len()
             );
-            assert_eq!(t.labels.len() as u64, p.labels.len() as u64 + t.deep_labels);
-            let deep = &t.labels[p.labels.len()..];
+            assert_eq!(t.labels, p.labels);
+            let deep = &t.teacher;
             assert!(deep.iter().all(|l| u32::from(l.depth) > cfg.tree.depth));
             assert!(deep.iter().any(|l| u32::from(l.depth) == 4), "{deep:?}");
         }
@@ -951,13 +885,18 @@ generations = 2
         assert_eq!(resumed.state.generation, 4);
         assert_eq!(resumed.state.samples, once.state.samples);
         assert_eq!(resumed.state.steps, once.state.steps);
-        let a = std::fs::read_to_string(resumed.last_checkpoint.unwrap().join("eval.txt")).unwrap();
+        let resumed_dir = resumed.last_checkpoint.unwrap();
+        let a = std::fs::read_to_string(resumed_dir.join("eval.txt")).unwrap();
         let b = std::fs::read_to_string(once.last_checkpoint.as_ref().unwrap().join("eval.txt"))
             .unwrap();
         assert_eq!(a, b);
-        // Only the newest checkpoint keeps the window; each has its metrics.
+        // Only the newest checkpoint lists the window; each has its metrics.
+        let listed =
+            |d: &Path| -> window::Manifest { read_json(&d.join(window::MANIFEST)).unwrap() };
+        let last = once.last_checkpoint.unwrap();
         assert!(!dir.join(LABELS_FILE).exists());
-        assert!(once.last_checkpoint.unwrap().join(LABELS_FILE).exists());
+        assert_eq!(listed(&last), listed(&resumed_dir));
+        assert!(!listed(&last).is_empty());
         let lines = std::fs::read_to_string(exp.join("t").join("metrics.jsonl")).unwrap();
         assert!(lines.contains("loss/value"));
         std::fs::remove_dir_all(&root).unwrap();

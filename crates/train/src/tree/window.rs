@@ -1,0 +1,527 @@
+//! Tree learning's label window: a bounded store on disk, one file a generation and a
+//! source, that a run keeps across stops and sessions.
+//!
+//! Each generation's labels go to `<run>/labels/<generation>-<source>.bin` (the players'
+//! searches: `play`; the deeper teacher: `teacher`) before its checkpoint is written, and
+//! each checkpoint lists the files of its window (`window.json`: generation, source,
+//! labels and checksum of each). A resumed run reads the files its newest checkpoint
+//! lists and deletes the others (a generation a stop interrupted is played again, with
+//! the same seed: no label is lost or learned twice). Files the window has let go are
+//! deleted once a checkpoint without them is written.
+//!
+//! In memory the window keeps the files' bytes (25 a label) and decodes a label when a
+//! batch draws it, so tens of millions of labels fit in a few hundred megabytes. A batch
+//! draws its labels by age (`tree.half_life`: a label's weight halves for every that many
+//! newer labels; 0: all alike) and by source (`tree.teacher_share` of each batch from the
+//! teacher's labels; unset: as the window holds them).
+
+use fanorona_rules::checksum::fnv1a;
+use fanorona_rules::durable;
+use fanorona_rules::{Bitboard, ByColor, Color, Position, RuleOptions, Variant};
+use fanorona_search::{Bound, NodeLabel};
+use rand::RngExt;
+use serde::{Deserialize, Serialize};
+use std::collections::VecDeque;
+use std::path::{Path, PathBuf};
+
+/// The first bytes of a checkpoint's whole-window file (before the window moved to
+/// `labels/`): read when a run saved so resumes.
+pub(super) const LABELS_MAGIC: &[u8; 16] = b"fanorona-labels1";
+/// The first bytes of a window file.
+const SEGMENT_MAGIC: &[u8; 16] = b"fanorona-labels2";
+/// Bytes of one label.
+pub(super) const LABEL_BYTES: usize = 25;
+/// The window's folder in the run's folder.
+pub(super) const DIR: &str = "labels";
+/// A checkpoint's list of its window's files.
+pub(super) const MANIFEST: &str = "window.json";
+
+/// The run folder of checkpoint folder `dir`.
+pub(super) fn run_of(dir: &Path) -> &Path {
+    durable::parent(dir)
+}
+
+/// Who searched a label.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum LabelSource {
+    /// The searches that played the games.
+    Play,
+    /// The deeper teacher (`tree.deep_gap`).
+    Teacher,
+}
+
+impl LabelSource {
+    fn name(self) -> &'static str {
+        match self {
+            LabelSource::Play => "play",
+            LabelSource::Teacher => "teacher",
+        }
+    }
+}
+
+/// One file of the window, as a checkpoint lists it.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct SegmentEntry {
+    generation: u64,
+    source: LabelSource,
+    labels: u64,
+    checksum: String,
+}
+
+/// A checkpoint's `window.json`.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Manifest {
+    segments: Vec<SegmentEntry>,
+}
+
+impl Manifest {
+    /// Whether it lists no file.
+    pub fn is_empty(&self) -> bool {
+        self.segments.is_empty()
+    }
+}
+
+#[derive(Debug)]
+struct Segment {
+    entry: SegmentEntry,
+    /// The labels' bytes, [`LABEL_BYTES`] each.
+    body: Vec<u8>,
+}
+
+/// The window (see the module's notes).
+#[derive(Debug)]
+pub struct LabelWindow {
+    dir: PathBuf,
+    variant: Variant,
+    rules: RuleOptions,
+    capacity: usize,
+    segments: VecDeque<Segment>,
+    total: usize,
+}
+
+/// Draws labels from a window as it stands (built once a training round).
+#[derive(Debug)]
+pub struct Sampler<'a> {
+    window: &'a LabelWindow,
+    /// Cumulative weights of the segments, per source drawn from.
+    pools: Vec<(f64, Vec<(f64, usize)>)>,
+}
+
+impl LabelWindow {
+    /// An empty window storing its files in `run/labels/`, holding about `capacity`
+    /// labels at most (the oldest generation's files go whole).
+    pub fn new(run: &Path, variant: Variant, rules: RuleOptions, capacity: usize) -> LabelWindow {
+        LabelWindow {
+            dir: run.join(DIR),
+            variant,
+            rules,
+            capacity,
+            segments: VecDeque::new(),
+            total: 0,
+        }
+    }
+
+    /// Labels held.
+    pub fn len(&self) -> usize {
+        self.total
+    }
+
+    /// Whether it holds none.
+    pub fn is_empty(&self) -> bool {
+        self.total == 0
+    }
+
+    /// Labels held from `source`.
+    pub fn count(&self, source: LabelSource) -> usize {
+        self.segments
+            .iter()
+            .filter(|s| s.entry.source == source)
+            .map(|s| s.entry.labels as usize)
+            .sum()
+    }
+
+    fn path(&self, generation: u64, source: LabelSource) -> PathBuf {
+        self.dir
+            .join(format!("{generation:05}-{}.bin", source.name()))
+    }
+
+    /// Adds generation `generation`'s labels from `source`, written to their file first;
+    /// the oldest generations go past the capacity.
+    ///
+    /// # Errors
+    /// The file cannot be written (named).
+    pub fn push(
+        &mut self,
+        generation: u64,
+        source: LabelSource,
+        labels: &[NodeLabel],
+    ) -> Result<(), String> {
+        if labels.is_empty() {
+            return Ok(());
+        }
+        let mut body = Vec::with_capacity(labels.len() * LABEL_BYTES);
+        for l in labels {
+            encode_one(&mut body, l);
+        }
+        let entry = SegmentEntry {
+            generation,
+            source,
+            labels: labels.len() as u64,
+            checksum: String::new(),
+        };
+        let bytes = self.file_bytes(&entry, &body);
+        let entry = SegmentEntry {
+            checksum: format!("{:016x}", fnv1a(&bytes)),
+            ..entry
+        };
+        let path = self.path(generation, source);
+        durable::write_atomic(&path, &bytes).map_err(|e| format!("{}: {e}", path.display()))?;
+        self.total += body.len() / LABEL_BYTES;
+        self.segments.push_back(Segment { entry, body });
+        while self.total > self.capacity
+            && let Some(front) = self.segments.pop_front()
+        {
+            self.total -= front.entry.labels as usize;
+        }
+        Ok(())
+    }
+
+    /// A window file: magic, board, source, generation, count, then the labels.
+    fn file_bytes(&self, entry: &SegmentEntry, body: &[u8]) -> Vec<u8> {
+        let name = self.variant.name().as_bytes();
+        let mut out = Vec::with_capacity(64 + body.len());
+        out.extend_from_slice(SEGMENT_MAGIC);
+        out.push(name.len() as u8);
+        out.extend_from_slice(name);
+        out.push(entry.source as u8);
+        out.extend_from_slice(&entry.generation.to_le_bytes());
+        out.extend_from_slice(&entry.labels.to_le_bytes());
+        out.extend_from_slice(body);
+        out
+    }
+
+    /// The list a checkpoint keeps.
+    pub fn manifest(&self) -> Manifest {
+        Manifest {
+            segments: self.segments.iter().map(|s| s.entry.clone()).collect(),
+        }
+    }
+
+    /// The window `manifest` lists, read from `run/labels/`; files it does not list are
+    /// deleted (a generation a stop interrupted, or let go).
+    ///
+    /// # Errors
+    /// A listed file missing, damaged or of another board (named).
+    pub fn open(
+        run: &Path,
+        variant: Variant,
+        rules: RuleOptions,
+        capacity: usize,
+        manifest: &Manifest,
+    ) -> Result<LabelWindow, String> {
+        let mut w = LabelWindow::new(run, variant, rules, capacity);
+        for entry in &manifest.segments {
+            let path = w.path(entry.generation, entry.source);
+            let bytes = std::fs::read(&path).map_err(|e| format!("{}: {e}", path.display()))?;
+            let named = |e: &str| format!("{}: {e}", path.display());
+            if format!("{:016x}", fnv1a(&bytes)) != entry.checksum {
+                return Err(named(
+                    "damaged (its checksum is not the one its checkpoint lists)",
+                ));
+            }
+            let header = w.file_bytes(entry, &[]);
+            let body = bytes
+                .strip_prefix(header.as_slice())
+                .ok_or_else(|| named("not this window's file (its header differs)"))?;
+            if body.len() as u64 != entry.labels * LABEL_BYTES as u64 {
+                return Err(named("cut"));
+            }
+            w.total += entry.labels as usize;
+            w.segments.push_back(Segment {
+                entry: entry.clone(),
+                body: body.to_vec(),
+            });
+        }
+        w.prune();
+        Ok(w)
+    }
+
+    /// Deletes the files of `run/labels/` the window does not hold.
+    pub fn prune(&self) {
+        let keep: std::collections::HashSet<PathBuf> = self
+            .segments
+            .iter()
+            .map(|s| self.path(s.entry.generation, s.entry.source))
+            .collect();
+        if let Ok(entries) = std::fs::read_dir(&self.dir) {
+            for e in entries.flatten() {
+                if !keep.contains(&e.path()) {
+                    let _ = std::fs::remove_file(e.path());
+                }
+            }
+        }
+    }
+
+    /// A sampler of the window as it stands: weights by age (`half_life` labels; 0: all
+    /// alike) and the teacher's share of the draws (`None`: as held).
+    pub fn sampler(&self, half_life: usize, teacher_share: Option<f64>) -> Sampler<'_> {
+        let weights = |keep: &dyn Fn(LabelSource) -> bool| {
+            let mut newer = 0usize;
+            let mut w: Vec<(f64, usize)> = Vec::new();
+            // Newest first, for the age; cumulated oldest first.
+            for (i, s) in self.segments.iter().enumerate().rev() {
+                let n = s.entry.labels as usize;
+                if keep(s.entry.source) {
+                    let age = if half_life == 0 {
+                        1.0
+                    } else {
+                        0.5f64.powf((newer as f64 + n as f64 / 2.0) / half_life as f64)
+                    };
+                    w.push((n as f64 * age, i));
+                }
+                newer += n;
+            }
+            w.reverse();
+            let mut sum = 0.0;
+            for x in &mut w {
+                sum += x.0;
+                x.0 = sum;
+            }
+            w
+        };
+        let pools = match teacher_share {
+            None => vec![(1.0, weights(&|_| true))],
+            Some(share) => {
+                let teacher = weights(&|s| s == LabelSource::Teacher);
+                let play = weights(&|s| s == LabelSource::Play);
+                match (teacher.is_empty(), play.is_empty()) {
+                    (false, false) => vec![(share, teacher), (1.0 - share, play)],
+                    (true, _) => vec![(1.0, play)],
+                    (false, true) => vec![(1.0, teacher)],
+                }
+            }
+        };
+        Sampler {
+            window: self,
+            pools,
+        }
+    }
+}
+
+impl Sampler<'_> {
+    /// One label, drawn as the sampler weighs them.
+    ///
+    /// # Panics
+    /// The window is empty.
+    pub fn draw(&self, rng: &mut impl rand::Rng) -> NodeLabel {
+        let mut r = rng.random::<f64>();
+        let pool = self
+            .pools
+            .iter()
+            .find(|(share, _)| {
+                let hit = r < *share;
+                r -= share;
+                hit
+            })
+            .unwrap_or(self.pools.last().expect("a pool"));
+        let cum = &pool.1;
+        let total = cum.last().expect("a label in the window").0;
+        let x = rng.random::<f64>() * total;
+        let k = cum.partition_point(|(c, _)| *c <= x).min(cum.len() - 1);
+        let seg = &self.window.segments[cum[k].1];
+        let i = rng.random_range(0..seg.entry.labels as usize);
+        decode_one(
+            &seg.body[i * LABEL_BYTES..(i + 1) * LABEL_BYTES],
+            self.window.variant,
+            self.window.rules,
+        )
+        .expect("checked when written or read")
+    }
+}
+
+/// One label's [`LABEL_BYTES`] (little-endian: White's and Black's points as two 64-bit
+/// masks, the side to move plus twice the turn number up to 2, the quiet counter, the
+/// score, the bound, the depth).
+fn encode_one(out: &mut Vec<u8>, l: &NodeLabel) {
+    let p = &l.position;
+    out.extend_from_slice(&p.pieces(Color::White).0.to_le_bytes());
+    out.extend_from_slice(&p.pieces(Color::Black).0.to_le_bytes());
+    // The side, and the turn number where the rules tell the first two turns apart.
+    out.push(p.side_to_move().index() as u8 | (p.ply().min(2) as u8) << 1);
+    out.extend_from_slice(&p.quiet().to_le_bytes());
+    out.extend_from_slice(&l.score.to_le_bytes());
+    out.push(match l.bound {
+        Bound::Exact => 0,
+        Bound::Lower => 1,
+        Bound::Upper => 2,
+    });
+    out.push(l.depth);
+}
+
+/// Reads [`encode_one`]'s form.
+fn decode_one(c: &[u8], variant: Variant, rules: RuleOptions) -> Result<NodeLabel, String> {
+    let u64_at = |k: usize| u64::from_le_bytes(c[k..k + 8].try_into().expect("8 bytes"));
+    let side = match c[16] & 1 {
+        0 => Color::White,
+        _ => Color::Black,
+    };
+    let ply = u16::from(c[16] >> 1);
+    if ply > 2 {
+        return Err(format!("side byte {}", c[16]));
+    }
+    let quiet = u16::from_le_bytes([c[17], c[18]]);
+    let score = i32::from_le_bytes(c[19..23].try_into().expect("4 bytes"));
+    let bound = match c[23] {
+        0 => Bound::Exact,
+        1 => Bound::Lower,
+        2 => Bound::Upper,
+        b => return Err(format!("bound {b}")),
+    };
+    let pieces = ByColor {
+        white: Bitboard(u64_at(0)),
+        black: Bitboard(u64_at(8)),
+    };
+    let position =
+        Position::new(variant, rules, pieces, side, quiet, ply).map_err(|e| format!("{e:?}"))?;
+    if position.pieces(Color::White) != pieces.white
+        || position.pieces(Color::Black) != pieces.black
+    {
+        return Err("pieces off the board or on one point".into());
+    }
+    Ok(NodeLabel {
+        position,
+        score,
+        bound,
+        depth: c[24],
+    })
+}
+
+/// A whole window as one file of the older form ([`LABELS_MAGIC`], the board's name's
+/// length and name, then the labels).
+pub fn encode_labels<'a>(variant: Variant, labels: impl Iterator<Item = &'a NodeLabel>) -> Vec<u8> {
+    let name = variant.name().as_bytes();
+    let mut out = Vec::new();
+    out.extend_from_slice(LABELS_MAGIC);
+    out.push(name.len() as u8);
+    out.extend_from_slice(name);
+    for l in labels {
+        encode_one(&mut out, l);
+    }
+    out
+}
+
+/// Reads [`encode_labels`]'s form, for `variant` under `rules`.
+///
+/// # Errors
+/// Another format or board, a cut file, or a label that is no position.
+pub fn decode_labels(
+    bytes: &[u8],
+    variant: Variant,
+    rules: RuleOptions,
+) -> Result<Vec<NodeLabel>, String> {
+    let rest = bytes
+        .strip_prefix(LABELS_MAGIC)
+        .ok_or("not a label file (its first bytes are wrong)")?;
+    let (&len, rest) = rest.split_first().ok_or("cut before its board's name")?;
+    let len = len as usize;
+    if rest.len() < len {
+        return Err("cut before its board's name".into());
+    }
+    let (name, body) = rest.split_at(len);
+    if name != variant.name().as_bytes() {
+        return Err(format!(
+            "labels of {}, not {variant}",
+            String::from_utf8_lossy(name)
+        ));
+    }
+    if !body.len().is_multiple_of(LABEL_BYTES) {
+        return Err(format!(
+            "cut: {} bytes after the header, not a multiple of {LABEL_BYTES}",
+            body.len()
+        ));
+    }
+    body.chunks_exact(LABEL_BYTES)
+        .enumerate()
+        .map(|(i, c)| decode_one(c, variant, rules).map_err(|e| format!("label {i}: {e}")))
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use rand::SeedableRng;
+
+    fn label(variant: Variant, score: i32) -> NodeLabel {
+        NodeLabel {
+            position: Position::start(variant, RuleOptions::default()),
+            score,
+            bound: Bound::Exact,
+            depth: 3,
+        }
+    }
+
+    fn scratch(name: &str) -> PathBuf {
+        let dir =
+            std::env::temp_dir().join(format!("fanorona-window-{name}-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        dir
+    }
+
+    #[test]
+    fn a_window_reopens_as_its_checkpoint_listed_it_and_forgets_the_rest() {
+        let run = scratch("reopen");
+        let (v, rules) = (Variant::Dimy, RuleOptions::default());
+        let mut w = LabelWindow::new(&run, v, rules, 25);
+        for g in 1..=3u64 {
+            let play: Vec<_> = (0..10).map(|i| label(v, (g * 100 + i) as i32)).collect();
+            w.push(g, LabelSource::Play, &play).unwrap();
+            w.push(g, LabelSource::Teacher, &play[..2]).unwrap();
+        }
+        // 36 labels pushed, capacity 25: the first generation went (24 held).
+        assert_eq!((w.len(), w.count(LabelSource::Teacher)), (24, 4));
+        let manifest = w.manifest();
+        // A fourth generation written, then a stop before its checkpoint.
+        w.push(4, LabelSource::Play, &[label(v, 7)]).unwrap();
+        w.prune();
+        assert!(run.join(DIR).join("00004-play.bin").exists());
+        assert!(!run.join(DIR).join("00001-play.bin").exists());
+        let back = LabelWindow::open(&run, v, rules, 25, &manifest).unwrap();
+        assert_eq!(back.manifest(), manifest);
+        assert!(
+            !run.join(DIR).join("00004-play.bin").exists(),
+            "the interrupted generation's file goes"
+        );
+        // Every label drawn is one of those held, by source as asked.
+        let mut rng = rand::rngs::SmallRng::seed_from_u64(1);
+        let all = back.sampler(0, None);
+        let scores: std::collections::BTreeSet<i32> =
+            (0..2000).map(|_| all.draw(&mut rng).score).collect();
+        assert_eq!(scores.len(), 20, "{scores:?}");
+        assert!(
+            scores
+                .iter()
+                .all(|&s| (200..210).contains(&s) || (300..310).contains(&s))
+        );
+        let teacher = back.sampler(0, Some(1.0));
+        assert!((0..200).all(|_| matches!(teacher.draw(&mut rng).score % 100, 0 | 1)));
+        // By age: with a half-life of 3 labels, generation 3 draws far more than 2
+        // (94 %).
+        let recent = back.sampler(3, None);
+        let newer = (0..2000)
+            .filter(|_| recent.draw(&mut rng).score >= 300)
+            .count();
+        assert!(newer > 1750, "{newer}");
+        // A flipped byte, a cut file and a missing one are errors that name the file.
+        let p = run.join(DIR).join("00002-play.bin");
+        let mut bytes = std::fs::read(&p).unwrap();
+        bytes[40] ^= 1;
+        std::fs::write(&p, &bytes).unwrap();
+        let e = LabelWindow::open(&run, v, rules, 25, &manifest).unwrap_err();
+        assert!(e.contains("00002-play.bin") && e.contains("damaged"), "{e}");
+        std::fs::remove_file(&p).unwrap();
+        let e = LabelWindow::open(&run, v, rules, 25, &manifest).unwrap_err();
+        assert!(e.contains("00002-play.bin"), "{e}");
+        std::fs::remove_dir_all(&run).unwrap();
+    }
+}
