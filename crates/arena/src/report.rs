@@ -356,7 +356,9 @@ pub fn plot_elo(
     write_atomic(path, svg.as_bytes()).map_err(|e| format!("{}: {e}", path.display()))
 }
 
-/// An SVG plot of several series `(name, points)` against a shared x axis.
+/// An SVG plot of several series `(name, points)` against a shared x axis, with
+/// vertical bars `(x, low, high)` for series `i` from `bars[i]` (intervals; none where
+/// `bars` is shorter).
 ///
 /// # Errors
 /// Nothing finite to plot, or the file cannot be drawn.
@@ -365,10 +367,16 @@ pub fn plot_series(
     title: &str,
     x_label: &str,
     series: &[(String, Vec<(f64, f64)>)],
+    bars: &[Vec<(f64, f64, f64)>],
 ) -> Result<(), String> {
+    let ends = bars
+        .iter()
+        .flatten()
+        .flat_map(|&(x, l, h)| [(x, l), (x, h)]);
     let pts: Vec<(f64, f64)> = series
         .iter()
         .flat_map(|s| s.1.iter().copied())
+        .chain(ends)
         .filter(|p| p.0.is_finite() && p.1.is_finite())
         .collect();
     if pts.is_empty() {
@@ -411,6 +419,15 @@ pub fn plot_series(
             .map_err(|e| e.to_string())?
             .label(name.clone())
             .legend(move |(x, y)| PathElement::new(vec![(x, y), (x + 20, y)], c.stroke_width(2)));
+        if let Some(b) = bars.get(i) {
+            chart
+                .draw_series(
+                    b.iter()
+                        .filter(|p| p.1.is_finite() && p.2.is_finite())
+                        .map(|&(x, l, h)| PathElement::new(vec![(x, l), (x, h)], c.mix(0.5))),
+                )
+                .map_err(|e| e.to_string())?;
+        }
     }
     let pad_range = ((x0, x1.max(x0 + 1.0)), (y0 - pad, y1 + pad));
     chart

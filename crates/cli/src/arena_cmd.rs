@@ -790,8 +790,10 @@ pub struct PlotArgs {
     /// Title of the plot.
     #[arg(long, default_value = "training")]
     pub title: String,
-    /// The x axis: each line's `step` (the generation), or `seconds`: its `time` less
-    /// the file's first `time`, the wall clock of the run.
+    /// The x axis: each line's `step` (the generation); `seconds`: its `time` less the
+    /// file's first `time`, the wall clock of the run; `cpu-hours`: the run's CPU-hours
+    /// at the line's generation, as tree learning's curve logs them (`curve/cpu_hours`;
+    /// draw `curve/vs_hand curve/vs_release`, whose `_low` and `_high` become bars).
     #[arg(long, value_enum, default_value = "step")]
     pub x: PlotX,
 }
@@ -803,13 +805,15 @@ pub enum PlotX {
     Step,
     /// Seconds since the file's first line (its `time` field): wall time.
     Seconds,
+    /// The run's CPU-hours at the line's step (`curve/cpu_hours` at that step).
+    CpuHours,
 }
 
 impl PlotX {
     /// The metrics line's field the axis reads.
     fn field(self) -> &'static str {
         match self {
-            PlotX::Step => "step",
+            PlotX::Step | PlotX::CpuHours => "step",
             PlotX::Seconds => "time",
         }
     }
@@ -819,6 +823,7 @@ impl PlotX {
         match self {
             PlotX::Step => "generation",
             PlotX::Seconds => "wall seconds",
+            PlotX::CpuHours => "CPU-hours",
         }
     }
 }
@@ -828,6 +833,24 @@ pub fn plot(a: PlotArgs) -> Result<()> {
         .map_err(|e| input_err(format!("metrics file `{}`: {e}", a.metrics.display())))?;
     let mut series: Vec<(String, Vec<(f64, f64)>)> =
         a.tag.iter().map(|t| (t.clone(), Vec::new())).collect();
+    // Each tag's `_low` and `_high` at a step, for its bars; the CPU-hours of a step.
+    let mut ends: std::collections::HashMap<(String, u64), f64> = Default::default();
+    let mut hours: std::collections::HashMap<u64, f64> = Default::default();
+    for v in text
+        .lines()
+        .filter_map(|l| serde_json::from_str::<serde_json::Value>(l).ok())
+    {
+        if let (Some(tag), Some(step), Some(value)) =
+            (v["tag"].as_str(), v["step"].as_u64(), v["value"].as_f64())
+        {
+            if tag == "curve/cpu_hours" {
+                hours.insert(step, value);
+            } else if tag.ends_with("_low") || tag.ends_with("_high") {
+                ends.insert((tag.to_string(), step), value);
+            }
+        }
+    }
+    let mut bars: Vec<Vec<(f64, f64, f64)>> = vec![Vec::new(); series.len()];
     let mut t0: Option<f64> = None;
     for (i, line) in text.lines().enumerate() {
         let Ok(v) = serde_json::from_str::<serde_json::Value>(line) else {
@@ -838,14 +861,20 @@ pub fn plot(a: PlotArgs) -> Result<()> {
             );
             continue;
         };
-        let x = v[a.x.field()].as_f64().map(|x| match a.x {
-            PlotX::Step => x,
-            PlotX::Seconds => x - *t0.get_or_insert(x),
+        let x = v[a.x.field()].as_f64().and_then(|x| match a.x {
+            PlotX::Step => Some(x),
+            PlotX::Seconds => Some(x - *t0.get_or_insert(x)),
+            PlotX::CpuHours => hours.get(&(x as u64)).copied(),
         });
         if let (Some(tag), Some(x), Some(value)) = (v["tag"].as_str(), x, v["value"].as_f64())
-            && let Some(s) = series.iter_mut().find(|s| s.0 == tag)
+            && let Some(k) = series.iter().position(|s| s.0 == tag)
         {
-            s.1.push((x, value));
+            series[k].1.push((x, value));
+            let step = v["step"].as_u64().unwrap_or_default();
+            let end = |s: &str| ends.get(&(format!("{tag}_{s}"), step)).copied();
+            if let (Some(low), Some(high)) = (end("low"), end("high")) {
+                bars[k].push((x, low, high));
+            }
         }
     }
     if let Some(empty) = series.iter().find(|s| s.1.is_empty()) {
@@ -856,7 +885,7 @@ pub fn plot(a: PlotArgs) -> Result<()> {
             a.metrics.display()
         )));
     }
-    report::plot_series(&a.out, &a.title, a.x.label(), &series)
+    report::plot_series(&a.out, &a.title, a.x.label(), &series, &bars)
         .map_err(|e| anyhow::anyhow!("plot: {e}"))?;
     println!("wrote {}", a.out.display());
     Ok(())

@@ -242,6 +242,43 @@ fn plot_draws_against_generations_or_wall_seconds() {
         assert!(svg.contains(tick), "{x}: no tick {tick}");
         assert!(!svg.contains(not_tick), "{x}: a tick {not_tick}");
     }
+    // Against CPU-hours (tree learning's curve): x from `curve/cpu_hours` at the step,
+    // bars from the tag's `_low` and `_high`, which widen the Elo axis.
+    let c = dir.join("curve.jsonl");
+    let line = |step: u32, tag: &str, value: f64| {
+        format!("{{\"step\":{step},\"tag\":\"{tag}\",\"time\":0.0,\"value\":{value}}}\n")
+    };
+    let text: String = [
+        line(3, "curve/vs_hand", -40.0),
+        line(3, "curve/vs_hand_low", -260.0),
+        line(3, "curve/vs_hand_high", 10.0),
+        line(3, "curve/cpu_hours", 0.5),
+        line(7, "curve/vs_hand", 20.0),
+        line(7, "curve/vs_hand_low", 0.0),
+        line(7, "curve/vs_hand_high", 40.0),
+        line(7, "curve/cpu_hours", 1.0),
+    ]
+    .concat();
+    std::fs::write(&c, text).unwrap();
+    let out = dir.join("cpu.svg");
+    let o = fanorona(&[
+        "plot",
+        "--metrics",
+        c.to_str().unwrap(),
+        "--tag",
+        "curve/vs_hand",
+        "--x",
+        "cpu-hours",
+        "--out",
+        out.to_str().unwrap(),
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let svg = std::fs::read_to_string(&out).unwrap();
+    assert!(svg.contains("CPU-hours"), "no CPU-hours axis");
+    assert!(
+        svg.contains("\n-250.0\n"),
+        "the bars' ends widen the axis"
+    );
     // A tag with no values is an input error naming it and the file.
     let o = fanorona(&[
         "plot",

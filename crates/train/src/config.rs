@@ -128,6 +128,14 @@ impl TreeConfig {
     pub fn enabled(&self) -> bool {
         !self.method.is_empty()
     }
+
+    /// Threads playing games: `threads`, or one a core.
+    pub fn threads(&self) -> usize {
+        match self.threads {
+            0 => std::thread::available_parallelism().map_or(1, |n| n.get()),
+            n => n,
+        }
+    }
 }
 
 /// `[rules]`: the rule options of docs/RULES.md.
@@ -365,6 +373,15 @@ pub struct LoopConfig {
     /// `arena_games / 2` positions, each played twice with the colours swapped. Empty:
     /// the traditional openings.
     pub arena_book: String,
+    /// Tree learning: every this many minutes of the run's clock, the evaluation is kept
+    /// and plays a paired match against the hand-written and the release evaluation
+    /// (`<run>/curve/`, `fanorona plot --x cpu-hours`; see `tree::curve`). 0: never.
+    pub curve_minutes: u64,
+    /// Games of each of those matches (`arena_book`'s first `curve_games / 2`
+    /// positions, each with both colours).
+    pub curve_games: usize,
+    /// Both players' depth in turns in those matches.
+    pub curve_depth: u32,
 }
 
 /// `[bootstrap]`: before the first generation of a new run, games of the alpha-beta
@@ -598,6 +615,9 @@ impl Default for LoopConfig {
             arena_games: 10,
             arena_sims: 100,
             arena_book: String::new(),
+            curve_minutes: 0,
+            curve_games: 200,
+            curve_depth: 4,
         }
     }
 }
@@ -845,6 +865,11 @@ impl TrainConfig {
                 return bad(
                     "tree.deep_gap must be 0 to 8 (tree.depth + tree.deep_gap at most 16) and tree.deep_positions 0 to 1000, with tree.method = treestrap",
                 );
+            }
+            if self.run.curve_minutes > 0
+                && (self.run.curve_games < 2 || !(1..=12).contains(&self.run.curve_depth))
+            {
+                return bad("run.curve_games must be at least 2 and run.curve_depth 1 to 12");
             }
             if tr.teacher_share.is_some_and(|x| !(0.0..=1.0).contains(&x)) {
                 return bad(

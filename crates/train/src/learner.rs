@@ -415,6 +415,18 @@ pub(crate) trait Source<M = Learner> {
     fn score(&mut self, _learner: &M, _g: u64) -> Result<Option<f64>, TrainError> {
         Ok(None)
     }
+
+    /// Work after generation `g`'s checkpoint that the run's clock does not count (tree
+    /// learning's curve).
+    fn measure(
+        &mut self,
+        _learner: &M,
+        _g: u64,
+        _sinks: &mut dyn MetricsSink,
+        _progress: &mut dyn Progress,
+    ) -> Result<(), TrainError> {
+        Ok(())
+    }
 }
 
 /// Where a learner's checkpoints go: a local folder, object storage.
@@ -477,6 +489,8 @@ pub(crate) fn drive<M: Model>(
 ) -> Result<(), TrainError> {
     let session = Instant::now();
     let seconds_before = learner.state().seconds;
+    // Time the clock does not count: [`Source::measure`]'s.
+    let mut measuring = 0.0;
     while generations.is_none_or(|n| learner.state().generation < n)
         && until.is_none_or(|t| Instant::now() < t)
     {
@@ -497,7 +511,7 @@ pub(crate) fn drive<M: Model>(
         state.generation = g;
         state.games += made.games;
         state.samples += made.samples;
-        state.seconds = seconds_before + session.elapsed().as_secs_f64();
+        state.seconds = seconds_before + session.elapsed().as_secs_f64() - measuring;
 
         let mut metrics = Recorded::default();
         log_generation(
@@ -529,6 +543,9 @@ pub(crate) fn drive<M: Model>(
             arena,
             cfg,
         ));
+        let t = Instant::now();
+        source.measure(learner, g, sinks, progress)?;
+        measuring += t.elapsed().as_secs_f64();
     }
     sinks.flush();
     Ok(())

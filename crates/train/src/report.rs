@@ -194,6 +194,10 @@ pub(crate) fn summary_line(
     line
 }
 
+/// A player of a run's match, made by index (0 or 1) and seed.
+pub(crate) type MakePlayer<'a> =
+    &'a (dyn Fn(usize, u64) -> Result<Box<dyn fanorona_search::Player>, String> + Sync);
+
 /// The periodic match of a run: player 0 against player 1 (made by `make`, named by
 /// `specs`), `run.arena_games` games of the arena ([`fanorona_arena::play_pairings_with`])
 /// on one thread, game `i` from the traditional opening `(i / 2) % 5` or from book
@@ -201,18 +205,33 @@ pub(crate) fn summary_line(
 pub(crate) fn match_score(
     cfg: &TrainConfig,
     specs: &[String; 2],
-    make: &(dyn Fn(usize, u64) -> Result<Box<dyn fanorona_search::Player>, String> + Sync),
+    make: MakePlayer,
     seed: u64,
     book: Option<&[Position]>,
 ) -> Result<f64, TrainError> {
+    let records = match_records(cfg, specs, make, seed, book, cfg.run.arena_games, 1)?;
+    Ok(points_of(&specs[0], &records))
+}
+
+/// `games` games of player 0 against player 1 as [`match_score`] plays them, on
+/// `threads` threads: their records.
+pub(crate) fn match_records(
+    cfg: &TrainConfig,
+    specs: &[String; 2],
+    make: MakePlayer,
+    seed: u64,
+    book: Option<&[Position]>,
+    games: usize,
+    threads: usize,
+) -> Result<Vec<fanorona_arena::GameRecord>, TrainError> {
     use fanorona_arena::{ArenaConfig, ArenaError, Format, Openings, play_pairings_with};
     let arena = ArenaConfig {
         variant: cfg.variant(),
         rules: cfg.rule_options(),
         openings: book.map_or(Openings::Traditional, |b| Openings::Book(b.to_vec())),
         format: Format::Riatras,
-        games: cfg.run.arena_games.max(1),
-        threads: 1,
+        games: games.max(1),
+        threads: threads.max(1),
         seed,
         max_turns: 400,
         out: None,
@@ -221,15 +240,19 @@ pub(crate) fn match_score(
         adjudicate: None,
     };
     let make = |k: usize, seed: u64| make(k, seed).map_err(ArenaError::Invalid);
-    let records = play_pairings_with(&arena, specs, &[(0, 1)], &make, &|_, _, _| {}, None)
-        .map_err(|e| TrainError::Arena(e.to_string()))?;
+    play_pairings_with(&arena, specs, &[(0, 1)], &make, &|_, _, _| {}, None)
+        .map_err(|e| TrainError::Arena(e.to_string()))
+}
+
+/// Player `spec`'s score in `records`, 0 to 1.
+pub(crate) fn points_of(spec: &str, records: &[fanorona_arena::GameRecord]) -> f64 {
     let points: f64 = records
         .iter()
-        .map(|r| match (r.result.as_str(), r.white == specs[0]) {
+        .map(|r| match (r.result.as_str(), r.white == spec) {
             ("draw", _) => 0.5,
             ("white", true) | ("black", false) => 1.0,
             _ => 0.0,
         })
         .sum();
-    Ok(points / records.len().max(1) as f64)
+    points / records.len().max(1) as f64
 }

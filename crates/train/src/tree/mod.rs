@@ -50,6 +50,7 @@ use std::time::Instant;
 /// before).
 const MAX_TURNS: u32 = 1000;
 
+pub mod curve;
 mod window;
 
 pub use window::{LabelSource, LabelWindow, decode_labels, encode_labels};
@@ -436,12 +437,7 @@ fn play_games(
     on_game: &mut dyn FnMut(usize),
 ) -> Vec<GameOut> {
     use std::sync::atomic::{AtomicUsize, Ordering};
-    let threads = match cfg.tree.threads {
-        0 => std::thread::available_parallelism().map_or(1, |n| n.get()),
-        n => n,
-    }
-    .min(games)
-    .max(1);
+    let threads = cfg.tree.threads().min(games).max(1);
     let next = AtomicUsize::new(0);
     let (tx, rx) = std::sync::mpsc::channel::<(usize, GameOut)>();
     let mut out: Vec<Option<GameOut>> = (0..games).map(|_| None).collect();
@@ -479,6 +475,8 @@ struct TreePlay<'a> {
     cfg: &'a TrainConfig,
     /// `run.arena_book`.
     arena_book: Option<&'a [Position]>,
+    /// `run.curve_minutes`.
+    curve: Option<curve::Curve<'a>>,
 }
 
 impl Source<EvalLearner> for TreePlay<'_> {
@@ -555,6 +553,19 @@ impl Source<EvalLearner> for TreePlay<'_> {
         };
         crate::report::match_score(cfg, &specs, &make, generation_seed(cfg, g), self.arena_book)
             .map(Some)
+    }
+
+    fn measure(
+        &mut self,
+        learner: &EvalLearner,
+        g: u64,
+        sinks: &mut dyn crate::metrics::MetricsSink,
+        progress: &mut dyn Progress,
+    ) -> Result<(), TrainError> {
+        match &self.curve {
+            Some(c) => c.record(&learner.eval, g, learner.state.seconds, sinks, progress),
+            None => Ok(()),
+        }
     }
 }
 
@@ -682,6 +693,7 @@ pub(crate) fn train(
     let mut source = TreePlay {
         cfg,
         arena_book: arena_book.as_deref(),
+        curve: curve::Curve::new(cfg, ckpt_dir, arena_book.as_deref()),
     };
     let mut keeper = TreeFolder {
         cfg,
