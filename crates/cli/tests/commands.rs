@@ -275,10 +275,7 @@ fn plot_draws_against_generations_or_wall_seconds() {
     assert!(o.status.success(), "{}", stderr(&o));
     let svg = std::fs::read_to_string(&out).unwrap();
     assert!(svg.contains("CPU-hours"), "no CPU-hours axis");
-    assert!(
-        svg.contains("\n-250.0\n"),
-        "the bars' ends widen the axis"
-    );
+    assert!(svg.contains("\n-250.0\n"), "the bars' ends widen the axis");
     // A tag with no values is an input error naming it and the file.
     let o = fanorona(&[
         "plot",
