@@ -218,7 +218,7 @@ mod tests {
     fn a_point_a_period_against_both_evaluations_kept_across_a_stop() {
         let run = std::env::temp_dir().join(format!("fanorona-curve-{}", std::process::id()));
         let _ = std::fs::remove_dir_all(&run);
-        let mut cfg = TrainConfig::parse(
+        let cfg = TrainConfig::parse(
             "curve",
             "variant = \"dimy\"\n[tree]\nmethod = \"treestrap\"\nthreads = 2\n[run]\ncurve_minutes = 2\ncurve_games = 4\ncurve_depth = 1\n",
             &[],
