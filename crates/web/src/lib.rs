@@ -237,7 +237,12 @@ impl Api {
 }
 
 impl Api {
-    fn answer(&mut self, path: &str, request: &str) -> fanorona_engine::api::ApiResult {
+    /// [`Api::call`]'s answer as Rust sees it (what the fuzz target calls: `JsError`
+    /// exists only in a browser).
+    ///
+    /// # Errors
+    /// A bad request, with the server's message.
+    pub fn answer(&mut self, path: &str, request: &str) -> fanorona_engine::api::ApiResult {
         use fanorona_engine::api;
         let q: serde_json::Value =
             serde_json::from_str(request).map_err(|e| format!("the request is not JSON: {e}"))?;
