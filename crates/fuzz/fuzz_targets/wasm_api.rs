@@ -6,7 +6,13 @@
 #![no_main]
 use libfuzzer_sys::fuzz_target;
 
-const PATHS: [&str; 5] = ["/api/info", "/api/legal", "/api/play", "/api/replay", "/api/none"];
+const PATHS: [&str; 5] = [
+    "/api/info",
+    "/api/legal",
+    "/api/play",
+    "/api/replay",
+    "/api/none",
+];
 
 fuzz_target!(|data: &[u8]| {
     let Some((&first, rest)) = data.split_first() else {
