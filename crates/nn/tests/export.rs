@@ -1,6 +1,11 @@
-//! Export: the ONNX file, run by a pure-Rust runtime (tract), gives burn's outputs on
-//! random positions; the safetensors file holds the ONNX initialisers; `model.json`
-//! describes the encoding; bad checkpoints are refused with a message.
+//! Export: the ONNX file, run by onnxruntime (`docs/check_export.py`, the front ends'
+//! own check), gives burn's outputs on the reference positions, in one batch and one at
+//! a time; the safetensors file holds the ONNX initialisers; `model.json` describes the
+//! encoding; bad checkpoints are refused with a message.
+//!
+//! The interpreter is `$FANORONA_PYTHON` (else `python3`) with numpy and onnxruntime
+//! (crates/python/requirements-test.txt, which `.ci/run` installs); without them the
+//! runtime check says so and is skipped, unless `FANORONA_PYTHON_TEST=1` demands it.
 
 use burn::prelude::*;
 use fanorona_nn::checkpoint::{self, CheckpointMeta, FORMAT, NetShape};
@@ -12,7 +17,7 @@ use fanorona_sim::{Encode, num_planes};
 use rand::rngs::SmallRng;
 use rand::{RngExt, SeedableRng};
 use std::path::{Path, PathBuf};
-use tract_onnx::prelude::*;
+use std::process::Command;
 
 fn tmpdir(name: &str) -> PathBuf {
     let d = std::env::temp_dir().join(format!("fanorona-export-{name}-{}", std::process::id()));
@@ -81,27 +86,39 @@ fn trained_checkpoint(v: Variant, root: &Path, planes: &[f32]) -> (PathBuf, NetC
     (dir, cfg)
 }
 
-/// Runs the ONNX file with tract on `n` observations.
-fn run_tract(path: &Path, planes: &[f32], n: usize, cfg: &NetConfig) -> (Vec<f32>, Vec<f32>) {
-    let model = tract_onnx::onnx()
-        .model_for_path(path)
-        .unwrap()
-        .into_optimized()
-        .unwrap()
-        .into_runnable()
+/// Runs `docs/check_export.py` on an exported folder (onnxruntime against burn's logits
+/// in `reference.json`, the encoding, the numpy rebuild, the action decoding), if the
+/// interpreter has numpy and onnxruntime.
+fn check_with_onnxruntime(folder: &Path) {
+    let python = std::env::var("FANORONA_PYTHON").unwrap_or_else(|_| "python3".into());
+    let has = Command::new(&python)
+        .args(["-c", "import numpy, onnxruntime"])
+        .output()
+        .is_ok_and(|o| o.status.success());
+    if !has {
+        assert!(
+            std::env::var_os("FANORONA_PYTHON_TEST").is_none(),
+            "FANORONA_PYTHON_TEST is set but `{python}` lacks numpy or onnxruntime"
+        );
+        eprintln!(
+            "warning: `{python}` lacks numpy or onnxruntime: the ONNX file is not run (set FANORONA_PYTHON to an interpreter that has them)"
+        );
+        return;
+    }
+    let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../docs/check_export.py");
+    let o = Command::new(&python)
+        .arg(&script)
+        .arg(folder)
+        .output()
         .unwrap();
-    let input =
-        tract_onnx::prelude::Tensor::from_shape(&[n, cfg.planes, cfg.height, cfg.width], planes)
-            .unwrap();
-    let out = model.run(tvec!(input.into())).unwrap();
-    let policy = out[0].to_plain_array_view::<f32>().unwrap();
-    let wdl = out[1].to_plain_array_view::<f32>().unwrap();
-    assert_eq!(policy.shape(), &[n, cfg.actions]);
-    assert_eq!(wdl.shape(), &[n, 3]);
-    (
-        policy.iter().copied().collect(),
-        wdl.iter().copied().collect(),
-    )
+    let out = String::from_utf8_lossy(&o.stdout);
+    eprint!("{out}");
+    assert!(
+        o.status.success(),
+        "{out}\n{}",
+        String::from_utf8_lossy(&o.stderr)
+    );
+    assert!(out.contains("onnxruntime"), "{out}");
 }
 
 fn max_diff(a: &[f32], b: &[f32]) -> f32 {
@@ -121,27 +138,47 @@ fn check_variant<G: Encode>(start: G, n: usize) {
     // The run folder resolves to its latest checkpoint.
     let done = export::export(
         &root.join("run"),
-        &Targets::folder(&out, Formats::ALL),
+        &Targets::folder(&out, Formats::ALL).with_reference(n),
         &Device::flex(),
     )
     .unwrap();
     assert_eq!(done.checkpoint, ckpt);
-    for f in ["model.onnx", "model.safetensors", "model.json"] {
+    for f in [
+        "model.onnx",
+        "model.safetensors",
+        "model.json",
+        "reference.json",
+    ] {
         assert!(out.join(f).is_file(), "{f}");
     }
-
-    // tract runs the graph, at the batch size of the test and at batch 1 (dynamic axis).
+    // The reference logits are the checkpoint's on the CPU evaluator.
     let (net, _, _) = checkpoint::load(&ckpt, &Device::flex(), Some(v), Some(&cfg)).unwrap();
     let e = NetEvaluator::new(net, Device::flex(), v, false, 0);
-    let (bp, bw) = e.forward_raw(planes.clone(), n);
-    let (tp, tw) = run_tract(&out.join("model.onnx"), &planes, n, &cfg);
-    let (dp, dw) = (max_diff(&bp, &tp), max_diff(&bw, &tw));
-    eprintln!("{v}: {n} positions, max |burn - tract|: policy {dp:e}, wdl {dw:e}");
-    assert!(dp < 1e-4 && dw < 1e-4, "policy {dp}, wdl {dw}");
+    let refs: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(out.join("reference.json")).unwrap())
+            .unwrap();
+    let cases = refs["cases"].as_array().expect("reference cases");
+    assert!(!cases.is_empty());
     let size = cfg.planes * cfg.height * cfg.width;
-    let (p1, w1) = run_tract(&out.join("model.onnx"), &planes[..size], 1, &cfg);
-    assert!(max_diff(&p1, &bp[..cfg.actions]) < 1e-4);
-    assert!(max_diff(&w1, &bw[..3]) < 1e-4);
+    let case_planes: Vec<f32> = cases
+        .iter()
+        .flat_map(|c| c["planes"].as_array().unwrap().iter())
+        .map(|x| x.as_f64().unwrap() as f32)
+        .collect();
+    assert_eq!(case_planes.len(), cases.len() * size);
+    let (cp, cw) = e.forward_raw(case_planes, cases.len());
+    let json_floats = |key: &str| -> Vec<f32> {
+        cases
+            .iter()
+            .flat_map(|c| c[key].as_array().unwrap().iter())
+            .map(|x| x.as_f64().unwrap() as f32)
+            .collect()
+    };
+    assert!(max_diff(&cp, &json_floats("policy_logits")) < 1e-5);
+    assert!(max_diff(&cw, &json_floats("wdl_logits")) < 1e-5);
+    // onnxruntime runs the graph, at the batch size of the cases and at batch 1
+    // (dynamic axis).
+    check_with_onnxruntime(&out);
 
     // The graph's boundary names, and model.json carried in its metadata.
     let proto = {
