@@ -4,7 +4,7 @@
 
 use crate::elo::{PairResult, PairedDiff, Pentanomial, Rating, Trend, ratings};
 use fanorona_nn::burn::prelude::Device;
-use fanorona_nn::spec::{EngineSpec, SpecError};
+use fanorona_nn::spec::{EngineSpec, Nets, SpecError};
 use fanorona_rules::notation::format_turn;
 use fanorona_rules::{
     Color, Outcome, PointStyle, Position, RuleOptions, Turn, TurnMode, Variant, VelaForm,
@@ -271,14 +271,14 @@ pub fn play_pairings(
         .collect::<Result<_, _>>()?;
     // Fail early on a checkpoint that cannot be loaded.
     for (s, p) in specs.iter().zip(&parsed) {
-        p.player(s, cfg.variant, &cfg.device)?;
+        p.player(s, cfg.variant, &Nets::on(&cfg.device))?;
     }
     let make = |k: usize, seed: u64| -> Result<Box<dyn Player>, ArenaError> {
         let spec = match &parsed[k] {
             EngineSpec::Random { seed: s } => EngineSpec::Random { seed: s ^ seed },
             other => other.clone(),
         };
-        Ok(spec.player(&specs[k], cfg.variant, &cfg.device)?)
+        Ok(spec.player(&specs[k], cfg.variant, &Nets::on(&cfg.device))?)
     };
     play_pairings_with(cfg, specs, pairings, &make, on_game, stop)
 }

@@ -1,7 +1,7 @@
 //! `fanorona analyze`: the best turn of a position (or of every position in a file), or
 //! every turn of a game scored against the engine's choice (`--game`, `--record`).
 
-use crate::engine::EngineSpec;
+use crate::engine::{EngineSpec, Nets};
 use crate::input_err;
 use crate::rules_cmds::{AnyPosition, PositionArgs, read_game_file};
 use anyhow::{Context, Result};
@@ -116,7 +116,8 @@ pub fn analyze(a: AnalyzeArgs) -> Result<()> {
     let rules = a.pos.rule_options()?;
     let device = crate::backend::device();
     let run = |p: AnyPosition| -> Result<Analysis> {
-        spec.analyse(&p, "analyze", &device).map_err(input_err)
+        spec.analyse(&p, "analyze", &Nets::on(&device))
+            .map_err(input_err)
     };
     if a.game.is_some() || a.record.is_some() {
         return review_games(&a, &spec, rules);

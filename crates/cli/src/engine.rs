@@ -5,7 +5,7 @@
 use crate::input_err;
 use anyhow::Result;
 use fanorona_nn::NetEvaluator;
-pub use fanorona_nn::spec::EngineSpec;
+pub use fanorona_nn::spec::{EngineSpec, Nets};
 use fanorona_rules::Variant;
 use fanorona_search::Player;
 
@@ -31,7 +31,7 @@ pub fn cores() -> usize {
 /// # Errors
 /// A checkpoint that cannot be used, as an input error.
 pub fn player(spec: &EngineSpec, name: &str, variant: Variant) -> Result<Box<dyn Player>> {
-    spec.player(name, variant, &crate::backend::device())
+    spec.player(name, variant, &Nets::on(&crate::backend::device()))
         .map_err(input_err)
 }
 
@@ -40,6 +40,5 @@ pub fn player(spec: &EngineSpec, name: &str, variant: Variant) -> Result<Box<dyn
 /// # Errors
 /// Not an mcts spec, or a checkpoint that cannot be used.
 pub fn evaluator(spec: &EngineSpec, variant: Variant) -> Result<NetEvaluator> {
-    spec.evaluator(variant, &crate::backend::device())
-        .map_err(input_err)
+    fanorona_nn::spec::evaluator(spec, variant, &crate::backend::device()).map_err(input_err)
 }

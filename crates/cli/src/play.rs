@@ -1,6 +1,6 @@
 //! `fanorona play`: a person against an engine in the terminal.
 
-use crate::engine::EngineSpec;
+use crate::engine::{EngineSpec, Nets};
 use crate::input_err;
 use crate::rules_cmds::{AnyPosition, PositionArgs};
 use anyhow::Result;
@@ -185,7 +185,9 @@ fn play_telo(
         }
         if pos.side_to_move() != me {
             // The spec's answer: the exact solution, or a telo network's search.
-            let a = spec.analyse_telo(&pos, &device).map_err(input_err)?;
+            let a = spec
+                .analyse_telo(&pos, &Nets::on(&device))
+                .map_err(input_err)?;
             let Some(m) = a.best.as_deref().and_then(|b| pos.parse_move(b).ok()) else {
                 return Ok(());
             };

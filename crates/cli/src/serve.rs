@@ -12,7 +12,7 @@
 //! - Connections are bounded in number, headers in size and time, bodies in size and
 //!   time, and a connection lives a bounded time.
 
-use crate::engine::EngineSpec;
+use crate::engine::{EngineSpec, Nets};
 use anyhow::{Context, Result};
 use axum::Router;
 use axum::body::Body;
@@ -514,7 +514,7 @@ async fn analyze_route(State(s): State<Arc<ServerState>>, Query(q): Params) -> A
             AnyPosition::Telo(_) => None,
         };
         let a: Analysis = spec
-            .analyse(&pos, "analyze", &crate::backend::device())
+            .analyse(&pos, "analyze", &Nets::on(&crate::backend::device()))
             .map_err(|e| ApiError::unusable(&engine, pos.variant(), e))?;
         let mut v = a.to_json();
         v["engine"] = json!(engine);

@@ -11,6 +11,7 @@ use fanorona_nn::NetEvaluator;
 use fanorona_nn::burn::prelude::Device;
 use fanorona_nn::checkpoint;
 use fanorona_nn::spec::EngineSpec;
+use fanorona_nn::spec::Nets;
 use fanorona_rules::game::Game as _;
 use fanorona_rules::notation::{format_turn, parse_turn};
 use fanorona_rules::telo::TeloPosition;
@@ -516,7 +517,7 @@ impl Engine {
             AnyPosition::Telo(t) => {
                 // Telo is solved exactly (or searched by a telo network's `mcts` spec).
                 return py
-                    .detach(|| self.spec.analyse_telo(&t, &Device::default()))
+                    .detach(|| self.spec.analyse_telo(&t, &Nets::on(&Device::default())))
                     .map_err(|e| bad(format!("engine `{}`: {e}", self.text)));
             }
         };
@@ -527,7 +528,7 @@ impl Engine {
                 std::collections::hash_map::Entry::Occupied(e) => e.into_mut(),
                 std::collections::hash_map::Entry::Vacant(e) => e.insert(
                     self.spec
-                        .player(&self.text, v, &Device::default())
+                        .player(&self.text, v, &Nets::on(&Device::default()))
                         .map_err(|e| e.to_string())?,
                 ),
             };
