@@ -205,15 +205,21 @@ pub struct Api {
 const DEFAULT_MS: u64 = 1000;
 const MAX_MS: u64 = 10_000;
 
-/// The time an engine spec names (`ab:time=500ms`, `mcts:depth=3,time=2s`), in ms.
-fn spec_millis(spec: &str) -> u64 {
-    spec.split([':', ','])
-        .find_map(|kv| kv.trim().strip_prefix("time="))
-        .and_then(fanorona_engine::parse_duration)
+/// The time an engine spec names (`ab:time=500ms`, `mcts:time=2s`), in ms, read by the
+/// one spec parser (`fanorona_players`): a spec it refuses is refused here with its
+/// message; one without a time gets the page's default.
+fn spec_millis(spec: &str) -> Result<u64, String> {
+    use fanorona_players::EngineSpec;
+    let time = match EngineSpec::parse(spec).map_err(|e| e.to_string())? {
+        EngineSpec::Ab { limits, .. } => limits.time,
+        EngineSpec::Mcts { time, .. } => time,
+        EngineSpec::Random { .. } => None,
+    };
+    Ok(time
         .map_or(DEFAULT_MS, |d| {
             u64::try_from(d.as_millis()).unwrap_or(MAX_MS)
         })
-        .clamp(1, MAX_MS)
+        .clamp(1, MAX_MS))
 }
 
 #[wasm_bindgen]
@@ -262,12 +268,13 @@ impl Api {
                 let rules = api::request_rules(&q)?;
                 let spec = api::opt_str(&q, "engine").unwrap_or("ab:time=1s");
                 let game = fanorona_engine::Game::from_position(api::position(fen, rules)?);
+                let ms = spec_millis(spec)?;
                 let a = self
                     .engine
-                    .analyse(&game, Budget::Millis(spec_millis(spec)))
+                    .analyse(&game, Budget::Millis(ms))
                     .map_err(|e| e.to_string())?;
                 let mut v = a.to_json();
-                v["engine"] = format!("ab:time={}ms", spec_millis(spec)).into();
+                v["engine"] = format!("ab:time={ms}ms").into();
                 Ok(v)
             }
             "/api/net" => Err(
@@ -276,5 +283,22 @@ impl Api {
             ),
             p => Err(format!("no such API call `{p}`")),
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_time_of_a_spec_is_read_by_the_spec_parser() {
+        assert_eq!(spec_millis("ab:time=500ms"), Ok(500));
+        assert_eq!(spec_millis("mcts:time=2s"), Ok(2000));
+        assert_eq!(spec_millis("ab:depth=4"), Ok(DEFAULT_MS));
+        assert_eq!(spec_millis("random"), Ok(DEFAULT_MS));
+        assert_eq!(spec_millis("ab:time=600s"), Ok(MAX_MS));
+        let e = spec_millis("ab:speed=3").unwrap_err();
+        assert!(e.contains("speed"), "{e}");
+        assert!(spec_millis("ab:time=soon").is_err());
     }
 }
