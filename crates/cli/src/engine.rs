@@ -16,9 +16,7 @@ use fanorona_search::Player;
 /// # Errors
 /// A bad spec, as an input error.
 pub fn parse_interactive(spec: &str) -> Result<EngineSpec> {
-    Ok(EngineSpec::parse_with_threads(spec, cores())
-        .map_err(input_err)?
-        .with_found_tables(&fanorona_tb::default_dir()))
+    EngineSpec::parse_interactive(spec).map_err(input_err)
 }
 
 /// The machine's cores, the threads an interactive search may take.

@@ -424,6 +424,30 @@ impl EngineSpec {
         }
     }
 
+    /// An `ab` spec that plays `learned` (an evaluation in memory: a run's, being
+    /// learned), what training's own matches play; its `eval=` file, if any, is dropped.
+    /// Other specs are returned as they are.
+    #[must_use]
+    pub fn with_learned(mut self, learned: Option<Arc<LearnedEval>>) -> EngineSpec {
+        if let EngineSpec::Ab { cfg, eval, .. } = &mut self {
+            cfg.learned = learned;
+            *eval = None;
+        }
+        self
+    }
+
+    /// The spec of an engine that searches one position at a time (`play`, `analyze`,
+    /// `serve`, Python's `Engine`): `ab` on a clock takes every core unless it says
+    /// `threads=N`, and the endgame tables found in the default folder
+    /// ([`fanorona_tb::default_dir`]) unless it names some (or `tb=none`).
+    ///
+    /// # Errors
+    /// As [`EngineSpec::parse`].
+    pub fn parse_interactive(spec: &str) -> Result<EngineSpec> {
+        let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
+        Ok(Self::parse_with_threads(spec, cores)?.with_found_tables(&fanorona_tb::default_dir()))
+    }
+
     /// Makes the player for games of `variant`; an `mcts` spec's comes from `nets`.
     ///
     /// # Errors

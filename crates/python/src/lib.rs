@@ -543,10 +543,7 @@ impl Engine {
     #[new]
     #[pyo3(signature = (spec=fanorona_nn::spec::DEFAULT_PLAYER, rules=None))]
     fn new(spec: &str, rules: Option<&Bound<'_, PyDict>>) -> PyResult<Self> {
-        let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
-        let parsed = EngineSpec::parse_with_threads(spec, cores)
-            .map_err(|e| bad(format!("engine spec `{spec}`: {e}")))?
-            .with_found_tables(&fanorona_tb::default_dir());
+        let parsed = EngineSpec::parse_interactive(spec).map_err(|e| bad(e.to_string()))?;
         Ok(Engine {
             spec: parsed,
             text: spec.to_string(),

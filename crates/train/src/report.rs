@@ -194,6 +194,22 @@ pub(crate) fn summary_line(
     line
 }
 
+/// Alpha-beta to `depth` turns with `hash_mb` MiB of hash table and `learned` (`None`:
+/// the hand-written evaluation), named `name`: the players of a run's own matches, made
+/// by the one player factory (`ab:depth=D,hash=H` with the evaluation in memory).
+pub(crate) fn depth_player(
+    depth: u32,
+    hash_mb: usize,
+    learned: Option<std::sync::Arc<fanorona_search::LearnedEval>>,
+    name: &str,
+    variant: fanorona_rules::Variant,
+) -> Result<Box<dyn fanorona_search::Player>, String> {
+    use fanorona_nn::spec::{EngineSpec, NoNetworks};
+    EngineSpec::parse(&format!("ab:depth={depth},hash={hash_mb}"))
+        .and_then(|s| s.with_learned(learned).player(name, variant, &NoNetworks))
+        .map_err(|e| e.to_string())
+}
+
 /// A player of a run's match, made by index (0 or 1) and seed.
 pub(crate) type MakePlayer<'a> =
     &'a (dyn Fn(usize, u64) -> Result<Box<dyn fanorona_search::Player>, String> + Sync);

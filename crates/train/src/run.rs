@@ -349,7 +349,7 @@ fn arena_score(
     seed: u64,
     book: Option<&[Position]>,
 ) -> Result<f64, TrainError> {
-    use fanorona_search::{AbConfig, AbPlayer, Limits, Player};
+    use fanorona_search::Player;
     let depth = cfg.run.arena_ab_depth.max(1);
     let specs = ["net".to_string(), format!("ab:depth={depth}")];
     // The network being trained is no checkpoint a spec could name: the players are made
@@ -367,17 +367,7 @@ fn arena_score(
                 seed,
             ))
         } else {
-            Box::new(AbPlayer::new(
-                AbConfig {
-                    hash_mb: 8,
-                    ..AbConfig::default()
-                },
-                Limits {
-                    depth: Some(depth),
-                    ..Limits::default()
-                },
-                specs[1].clone(),
-            ))
+            crate::report::depth_player(depth, 8, None, &specs[1], variant)?
         })
     };
     crate::report::match_score(cfg, &specs, &make, seed, book)

@@ -17,7 +17,7 @@ use crate::config::TrainConfig;
 use crate::metrics::MetricsSink;
 use crate::state::{Progress, TrainError, io};
 use fanorona_rules::{Position, durable};
-use fanorona_search::{AbConfig, AbPlayer, LearnedEval, Limits};
+use fanorona_search::LearnedEval;
 use serde::{Deserialize, Serialize};
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
@@ -133,22 +133,12 @@ impl<'a> Curve<'a> {
                 ),
             ];
             let make = |k: usize, _: u64| -> Result<Box<dyn fanorona_search::Player>, String> {
-                Ok(Box::new(AbPlayer::new(
-                    AbConfig {
-                        hash_mb: 16,
-                        learned: if k == 0 {
-                            Some(eval.clone())
-                        } else {
-                            theirs.clone()
-                        },
-                        ..AbConfig::default()
-                    },
-                    Limits {
-                        depth: Some(depth),
-                        ..Limits::default()
-                    },
-                    specs[k].clone(),
-                )))
+                let learned = if k == 0 {
+                    Some(eval.clone())
+                } else {
+                    theirs.clone()
+                };
+                crate::report::depth_player(depth, 16, learned, &specs[k], cfg.variant())
             };
             let records = crate::report::match_records(
                 cfg,

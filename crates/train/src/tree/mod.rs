@@ -538,18 +538,8 @@ impl Source<EvalLearner> for TreePlay<'_> {
             format!("ab:depth={depth}"),
         ];
         let make = |k: usize, _: u64| -> Result<Box<dyn fanorona_search::Player>, String> {
-            Ok(Box::new(fanorona_search::AbPlayer::new(
-                AbConfig {
-                    hash_mb: 8,
-                    learned: (k == 0).then(|| eval.clone()),
-                    ..AbConfig::default()
-                },
-                Limits {
-                    depth: Some(depth),
-                    ..Limits::default()
-                },
-                specs[k].clone(),
-            )))
+            let learned = (k == 0).then(|| eval.clone());
+            crate::report::depth_player(depth, 8, learned, &specs[k], cfg.variant())
         };
         crate::report::match_score(cfg, &specs, &make, generation_seed(cfg, g), self.arena_book)
             .map(Some)
