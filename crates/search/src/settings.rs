@@ -383,6 +383,7 @@ pub fn option_names() -> String {
 }
 
 /// Reads a duration: `250ms`, `1s`, `1.5s`, `2m` (`2min`); a bare number is seconds.
+/// `None` for anything else, a time past what a `Duration` holds among them.
 pub fn parse_duration(s: &str) -> Option<std::time::Duration> {
     let (num, unit) = s
         .find(|c: char| c.is_ascii_alphabetic())
@@ -397,7 +398,7 @@ pub fn parse_duration(s: &str) -> Option<std::time::Duration> {
         "m" | "min" => v * 60.0,
         _ => return None,
     };
-    Some(std::time::Duration::from_secs_f64(secs))
+    std::time::Duration::try_from_secs_f64(secs).ok()
 }
 
 /// An alpha-beta player's settings (`ab:depth=8,hash=64`): the engine's configuration
@@ -827,6 +828,10 @@ mod tests {
         assert!(ab.set("threads", "0").is_err());
         assert!(ab.set("hash", "70000").is_err());
         assert!(ab.set("time", "fast").is_err());
+        // Found by the specs fuzz target: a time no Duration holds was a panic.
+        assert_eq!(parse_duration("1e300s"), None);
+        assert_eq!(parse_duration(&format!("{}ms", "7".repeat(50))), None);
+        assert!(ab.set("time", "1e300s").is_err());
         // No budget: 6 turns; a clock takes the caller's threads unless told.
         let (_, limits) = AbSettings::default().finish(4);
         assert_eq!(limits.depth, Some(6));
