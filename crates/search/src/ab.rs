@@ -14,7 +14,7 @@ use crate::eval::{EvalWeights, evaluate};
 use crate::learned::{Accumulator, LearnedEval};
 pub use crate::tt::Bound;
 use crate::tt::Table;
-use fanorona_rules::{History, Outcome, Position, Turn, TurnMode};
+use fanorona_rules::{Color, History, Outcome, Position, Turn, TurnMode};
 use fanorona_tb::{Tablebase, Wdl};
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering::Relaxed};
@@ -990,6 +990,21 @@ pub(crate) fn tb_score(w: Wdl, dtc: u8) -> i32 {
         Wdl::Win => TB_WIN - i32::from(dtc),
         Wdl::Draw => 0,
         Wdl::Loss => -(TB_WIN - i32::from(dtc)),
+    }
+}
+
+/// The score of a game's result for the side to move of a position `turns` turns before
+/// its end: a win or loss as a mate in `turns`, a draw as 0, or (`graded`) a draw at the
+/// quiet limit by the material of the game's last position `last`, as the searches
+/// score it. What the game's own outcome says of the positions it passed through.
+pub fn result_score(o: Outcome, mover: Color, last: &Position, turns: u32, graded: bool) -> i32 {
+    match o {
+        Outcome::Win(c) if c == mover => MATE - turns as i32,
+        Outcome::Win(_) => -(MATE - turns as i32),
+        Outcome::Draw => {
+            let s = outcome_score(o, last, 0, graded);
+            if last.side_to_move() == mover { s } else { -s }
+        }
     }
 }
 

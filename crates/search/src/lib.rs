@@ -37,7 +37,7 @@ pub mod tune;
 
 pub use ab::{
     AbConfig, AlphaBeta, Bound, DRAW_BAND, DRAW_PER_PIECE, Limits, MATE, MATE_BOUND, NodeLabel,
-    SearchParams, SearchResult, TB_WIN,
+    SearchParams, SearchResult, TB_WIN, result_score,
 };
 pub use analysis::{Analysis, analyse, analyse_telo, telo_solution};
 pub use blend::{AbBlend, BlendConfig, score_wdl};

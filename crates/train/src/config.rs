@@ -91,6 +91,12 @@ pub struct TreeConfig {
     /// game's own; 0: off). With `deep_gap` it sets the teacher's share of the compute,
     /// which the log reports.
     pub deep_positions: usize,
+    /// Positions of each game labelled with the game's own result (chosen at random from
+    /// those the teacher may search): a win or a loss as a mate in the turns the game
+    /// still took, a draw as 0 or, with `graded_draws`, by the last position's material.
+    /// Anchors the evaluation to what its games ended in, against its searches' values
+    /// drifting on their own. 0: off.
+    pub outcome_positions: usize,
     /// The label window's weighting by age: a label's chance to be drawn halves for
     /// every this many newer labels in the window (`train.replay_window` bounds the
     /// window itself). 0: every label alike.
@@ -117,6 +123,7 @@ impl Default for TreeConfig {
             threads: 0,
             deep_gap: 0,
             deep_positions: 0,
+            outcome_positions: 0,
             half_life: 0,
             teacher_share: None,
         }
@@ -855,6 +862,12 @@ impl TrainConfig {
             {
                 return bad(
                     "tree.depth must be 1 to 12 and tree.label_depth at least 1 (treestrap: at most tree.depth)",
+                );
+            }
+            if tr.outcome_positions > 1000 || (tr.outcome_positions > 0 && tr.method != "treestrap")
+            {
+                return bad(
+                    "tree.outcome_positions must be 0 to 1000, with tree.method = treestrap",
                 );
             }
             if tr.deep_gap > 8

@@ -375,8 +375,9 @@ fn play_game(cfg: &TrainConfig, searcher: &mut Searcher, seed: u64) -> GameOut {
     let mut out = GameOut::default();
     let mut labels: Vec<NodeLabel> = Vec::new();
     let mut index: std::collections::HashMap<(u64, u16), usize> = Default::default();
-    // Positions the engine chose in: the deeper teacher's candidates.
-    let mut searched: Vec<Position> = Vec::new();
+    // Positions the engine chose in, with their turn: the deeper teacher's candidates
+    // and the outcome labels'.
+    let mut searched: Vec<(u32, Position)> = Vec::new();
     for turn in 0..MAX_TURNS {
         let pos = *game.position();
         let turns = pos.turns(TurnMode::Distinct);
@@ -384,7 +385,7 @@ fn play_game(cfg: &TrainConfig, searcher: &mut Searcher, seed: u64) -> GameOut {
             break;
         }
         if turn >= opening && pos.quiet() <= t.max_quiet {
-            searched.push(pos);
+            searched.push((turn, pos));
         }
         let chosen = if turn < opening {
             turns[rng.random_range(0..turns.len())]
@@ -411,11 +412,35 @@ fn play_game(cfg: &TrainConfig, searcher: &mut Searcher, seed: u64) -> GameOut {
         game.play_unchecked(&chosen);
         out.turns += 1;
     }
+    // The game's result, for positions of it at random (both sides): what the game
+    // ended in, from each one's side to move, so many turns before the end.
+    if let Some(o) = game.outcome().filter(|_| t.outcome_positions > 0) {
+        let last = *game.position();
+        let mut pool = searched.clone();
+        for _ in 0..t.outcome_positions.min(pool.len()) {
+            let (at, pos) = pool.swap_remove(rng.random_range(0..pool.len()));
+            let turns = u32::try_from(out.turns)
+                .unwrap_or(u32::MAX)
+                .saturating_sub(at);
+            labels.push(NodeLabel {
+                position: pos,
+                score: fanorona_search::result_score(
+                    o,
+                    pos.side_to_move(),
+                    &last,
+                    turns,
+                    t.graded_draws,
+                ),
+                bound: Bound::Exact,
+                depth: 0,
+            });
+        }
+    }
     // The deeper teacher: positions of this game at random (both sides, as the game
     // reached them), each searched deeper than the game's own searches.
     if t.deep_gap > 0 {
         for _ in 0..t.deep_positions.min(searched.len()) {
-            let pos = searched.swap_remove(rng.random_range(0..searched.len()));
+            let (_, pos) = searched.swap_remove(rng.random_range(0..searched.len()));
             let (found, nodes) = searcher.deep_labels(cfg, &pos);
             out.deep_nodes += nodes;
             out.teacher.extend(found);
@@ -783,6 +808,43 @@ generations = 2
                 .unwrap_err()
                 .contains("bound 9")
         );
+    }
+
+    #[test]
+    fn outcome_labels_say_what_the_game_ended_in() {
+        let mut cfg = tiny();
+        let eval = Arc::new(LearnedEval::zero(Variant::Dimy, 8, 1));
+        let plain = play_games(&cfg, &eval, 6, 5, &mut |_| {});
+        cfg.tree.outcome_positions = 3;
+        cfg.validate().unwrap();
+        let anchored = play_games(&cfg, &eval, 6, 5, &mut |_| {});
+        let mut decided = 0;
+        for (p, a) in plain.iter().zip(&anchored) {
+            // The same games, and the same search labels first.
+            assert_eq!((p.turns, p.outcome), (a.turns, a.outcome));
+            assert_eq!(a.labels[..p.labels.len()], p.labels[..]);
+            let extra = &a.labels[p.labels.len()..];
+            let Some(o) = p.outcome else {
+                assert!(extra.is_empty());
+                continue;
+            };
+            assert!(!extra.is_empty() && extra.len() <= 3, "{}", extra.len());
+            for l in extra {
+                assert_eq!((l.bound, l.depth), (Bound::Exact, 0));
+                match o {
+                    Outcome::Win(c) => {
+                        decided += 1;
+                        let mine = c == l.position.side_to_move();
+                        assert_eq!(l.score > fanorona_search::MATE_BOUND, mine, "{}", l.score);
+                        assert_eq!(l.score < -fanorona_search::MATE_BOUND, !mine, "{}", l.score);
+                    }
+                    Outcome::Draw => assert!(l.score.abs() <= fanorona_search::DRAW_BAND),
+                }
+            }
+        }
+        assert!(decided > 0, "some of the games are won");
+        cfg.tree.outcome_positions = 1001;
+        assert!(cfg.validate().is_err());
     }
 
     #[test]
