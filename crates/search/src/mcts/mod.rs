@@ -7,129 +7,22 @@
 //! Black wins) and each selection reads them from the point of view of the player to
 //! move at that node; nothing assumes that a child belongs to the opponent.
 
+mod config;
+mod gumbel;
+mod noise;
+mod oracle;
+
+pub use config::{GumbelConfig, MctsConfig};
+use gumbel::GumbelState;
+use noise::dirichlet;
+pub use oracle::Oracle;
+use oracle::SharedOracle;
+
 use crate::evaluator::Evaluator;
-use fanorona_rules::{Color, Game, Outcome, Position};
-use fanorona_tb::{Tablebase, Wdl};
+use fanorona_rules::{Color, Game, Outcome};
 use rand::rngs::SmallRng;
 use rand::{RngExt, SeedableRng};
 use std::sync::Arc;
-
-/// Exact values a search takes instead of an evaluation: endgame tables.
-pub trait Oracle<G>: Send + Sync {
-    /// The exact WDL of `game` for the player to move, if known.
-    fn exact(&self, game: &G) -> Option<[f32; 3]>;
-}
-
-impl Oracle<Position> for Tablebase {
-    fn exact(&self, pos: &Position) -> Option<[f32; 3]> {
-        Some(match self.wdl(pos)?.0 {
-            Wdl::Win => [1.0, 0.0, 0.0],
-            Wdl::Draw => [0.0, 1.0, 0.0],
-            Wdl::Loss => [0.0, 0.0, 1.0],
-        })
-    }
-}
-
-/// A shared [`Oracle`] (shown as its presence only).
-#[derive(Clone)]
-struct SharedOracle<G>(Arc<dyn Oracle<G>>);
-
-impl<G> std::fmt::Debug for SharedOracle<G> {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str("Oracle")
-    }
-}
-
-/// Gumbel root search settings ("Policy improvement by planning with Gumbel").
-#[derive(Clone, Copy, Debug, PartialEq)]
-pub struct GumbelConfig {
-    /// Actions considered at the root (the top `m` of Gumbel + logits).
-    pub max_actions: usize,
-    /// `c_visit` of the Q transform.
-    pub c_visit: f32,
-    /// `c_scale` of the Q transform.
-    pub c_scale: f32,
-}
-
-impl Default for GumbelConfig {
-    fn default() -> Self {
-        GumbelConfig {
-            max_actions: 16,
-            c_visit: 50.0,
-            c_scale: 1.0,
-        }
-    }
-}
-
-/// Search settings; every field has a documented default.
-#[derive(Clone, Copy, Debug, PartialEq)]
-pub struct MctsConfig {
-    /// Exploration constant of PUCT (default 1.5).
-    pub c_puct: f32,
-    /// First-play urgency: an unvisited child is valued at the parent's value minus this
-    /// (default 0.25, on the [-1, 1] scale).
-    pub fpu_reduction: f32,
-    /// Dirichlet noise concentration at the root (default 0.3).
-    pub dirichlet_alpha: f32,
-    /// Weight of the root noise; 0 turns it off (default 0: on for self-play only).
-    pub dirichlet_epsilon: f32,
-    /// Leaves gathered per evaluator call (default 16).
-    pub batch: usize,
-    /// Gumbel root search instead of PUCT at the root (default off).
-    pub gumbel: Option<GumbelConfig>,
-    /// MCTS-solver (Winands, Björnsson and Saito 2008): a position whose value is settled
-    /// by its children's exact values (one child wins for the player to move, or every
-    /// child is settled) becomes exact itself. Selection never enters a child proven lost
-    /// while another remains, a simulation that reaches a settled position backs its exact
-    /// value up without an evaluation, and the choice at the root takes a proven win and
-    /// avoids a proven loss whatever the visits say (default off).
-    pub solver: bool,
-    /// Forced playouts and policy target pruning (KataGo: Wu 2019, section 3.2), `k`
-    /// (KataGo's self-play: 2; default 0 = off). A root child with prior `P` (noise
-    /// included) is searched whenever it has fewer than `sqrt(k · P · N)` visits, `N`
-    /// the root children's visits together, so that noise gets its exploration without
-    /// PUCT's say. [`Mcts::policy`] and [`Mcts::choose`] (with a temperature) then take
-    /// those visits back: every child but the most visited loses up to its forced visits
-    /// as long as its PUCT value stays at most the best child's, and a child left with
-    /// less than one visit drops out. The most visited child and a choice at temperature
-    /// 0 are unchanged. Not with Gumbel root search (it has its own schedule).
-    pub forced_playouts: f32,
-    /// Implicit minimax backups (Lanctot, Winands, Pepels and Sturtevant 2014), the
-    /// weight `alpha` (0 = off). Each position keeps, beside its mean value, a
-    /// minimax value of its searched subtree: an evaluated leaf's own value, an exact
-    /// value where the game is over or proven, and above them the best of the visited
-    /// children's for the player to move. Selection then values a child at
-    /// `(1 - alpha) · mean + alpha · minimax`, so that one visit to a refutation counts
-    /// at once, where the mean needs many to turn. The choice and the value reported
-    /// stay the visits' and the mean's. Default 0.5: with the release networks held
-    /// fixed it gained 3.8 points on dimy and 5.0 on tsivy against alpha-beta at 400
-    /// simulations (experiments/search4); 0 is the plain mean.
-    pub minimax_weight: f32,
-    /// Policy softmax temperature (lc0's): each expanded position's priors are raised to
-    /// `1 / T` and normalised, so `T > 1` flattens confident priors and the search looks
-    /// at more of the turns the network rates low; 1 takes the priors as given. Default
-    /// 3: with the release networks held fixed it gained 7.2 points on dimy and 11.0 on
-    /// tsivy against alpha-beta at 400 simulations, and beat 2 on both
-    /// (experiments/search6).
-    pub policy_temperature: f32,
-}
-
-impl Default for MctsConfig {
-    fn default() -> Self {
-        MctsConfig {
-            c_puct: 1.5,
-            fpu_reduction: 0.25,
-            dirichlet_alpha: 0.3,
-            dirichlet_epsilon: 0.0,
-            batch: 16,
-            gumbel: None,
-            solver: false,
-            forced_playouts: 0.0,
-            minimax_weight: 0.5,
-            policy_temperature: 3.0,
-        }
-    }
-}
 
 #[derive(Clone, Copy, PartialEq, Debug)]
 enum Kind {
@@ -253,15 +146,6 @@ fn outcome_abs(o: Outcome) -> [f32; 3] {
         Outcome::Draw => [0.0, 1.0, 0.0],
         Outcome::Win(Color::Black) => [0.0, 0.0, 1.0],
     }
-}
-
-#[derive(Clone, Debug)]
-struct GumbelState {
-    /// Gumbel sample + log prior, per root child (index within the children).
-    score: Vec<f32>,
-    remaining: Vec<u32>,
-    queue: std::collections::VecDeque<u32>,
-    per_phase: u32,
 }
 
 /// A search tree over a [`Game`].
@@ -724,86 +608,6 @@ impl<G: Game> Mcts<G> {
         }
     }
 
-    /// Prepares sequential halving over the root's children for `sims` simulations.
-    fn start_gumbel(&mut self, gcfg: GumbelConfig, sims: u32) {
-        let kids: Vec<u32> = self.children(self.root).collect();
-        let score: Vec<f32> = kids
-            .iter()
-            .map(|&c| {
-                let u: f32 = self.rng.random_range(1e-12f32..1.0);
-                -(-u.ln()).ln() + self.nodes[c as usize].prior.max(1e-12).ln()
-            })
-            .collect();
-        let mut order: Vec<u32> = (0..kids.len() as u32)
-            .filter(|&i| self.allowed(self.root, kids[i as usize]))
-            .collect();
-        order.sort_by(|&a, &b| score[b as usize].total_cmp(&score[a as usize]));
-        let m = gcfg.max_actions.min(kids.len()).max(1);
-        order.truncate(m);
-        let phases = (m as f32).log2().ceil().max(1.0) as u32;
-        let per_phase = (sims / phases).max(1);
-        let mut st = GumbelState {
-            score,
-            remaining: order,
-            queue: Default::default(),
-            per_phase,
-        };
-        fill_phase(&mut st, self.nodes[self.root as usize].first_child);
-        self.gumbel = Some(st);
-    }
-
-    fn sigma(&self, gcfg: &GumbelConfig, q01: f32) -> f32 {
-        let max_n = self
-            .children(self.root)
-            .map(|c| self.nodes[c as usize].visits)
-            .max()
-            .unwrap_or(0);
-        (gcfg.c_visit + max_n as f32) * gcfg.c_scale * q01
-    }
-
-    /// Completed Q in [0, 1] of a root child for the root player: its value if visited,
-    /// else the root's value.
-    fn completed_q(&self, c: u32) -> f32 {
-        let root = &self.nodes[self.root as usize];
-        let player = self.root_game().to_move();
-        let child = &self.nodes[c as usize];
-        let q = if child.visits > 0 {
-            child.q(player)
-        } else if let Kind::Terminal(v) = child.kind {
-            score(v, player)
-        } else if root.visits > 0 {
-            root.q(player)
-        } else {
-            0.0
-        };
-        (q + 1.0) / 2.0
-    }
-
-    fn end_gumbel_phase(&mut self) {
-        let Some(gcfg) = self.cfg.gumbel else { return };
-        let first = self.nodes[self.root as usize].first_child;
-        let Some(mut st) = self.gumbel.take() else {
-            return;
-        };
-        if st.remaining.len() > 1 {
-            let mut ranked: Vec<(f32, u32)> = st
-                .remaining
-                .iter()
-                .map(|&i| {
-                    (
-                        st.score[i as usize] + self.sigma(&gcfg, self.completed_q(first + i)),
-                        i,
-                    )
-                })
-                .collect();
-            ranked.sort_by(|a, b| b.0.total_cmp(&a.0));
-            ranked.truncate(ranked.len().div_ceil(2));
-            st.remaining = ranked.into_iter().map(|(_, i)| i).collect();
-        }
-        fill_phase(&mut st, first);
-        self.gumbel = Some(st);
-    }
-
     /// Runs simulations within a budget: `sims` more, or with a `deadline` until it has
     /// passed (at least [`MIN_TIMED_SIMS`], at most `sims`), looking at the clock every
     /// [`TIMED_CHUNK`] simulations; a solved root stops it early. The one timed loop of
@@ -1069,47 +873,6 @@ impl<G: Game> Mcts<G> {
         self.root_allowed = None;
         if self.nodes[0].kind == Kind::Expanded {
             self.start_root();
-        }
-    }
-}
-
-fn fill_phase(st: &mut GumbelState, first: u32) {
-    let n = st.remaining.len().max(1) as u32;
-    let each = (st.per_phase / n).max(1);
-    for _ in 0..each {
-        for &i in &st.remaining {
-            st.queue.push_back(first + i);
-        }
-    }
-}
-
-/// A Dirichlet(alpha) sample of size `k`, from Gamma(alpha) draws (Marsaglia and Tsang).
-fn dirichlet(rng: &mut SmallRng, alpha: f32, k: usize) -> Vec<f32> {
-    let g: Vec<f64> = (0..k).map(|_| gamma(rng, alpha as f64)).collect();
-    let s: f64 = g.iter().sum::<f64>().max(1e-300);
-    g.iter().map(|x| (x / s) as f32).collect()
-}
-
-fn gamma(rng: &mut SmallRng, alpha: f64) -> f64 {
-    if alpha < 1.0 {
-        // Boost: Gamma(a) = Gamma(a + 1) * U^(1/a).
-        let u: f64 = rng.random_range(1e-300..1.0);
-        return gamma(rng, alpha + 1.0) * u.powf(1.0 / alpha);
-    }
-    let d = alpha - 1.0 / 3.0;
-    let c = 1.0 / (9.0 * d).sqrt();
-    loop {
-        // A standard normal by Box-Muller.
-        let u1: f64 = rng.random_range(1e-300..1.0);
-        let u2: f64 = rng.random_range(0.0..1.0);
-        let x = (-2.0 * u1.ln()).sqrt() * (std::f64::consts::TAU * u2).cos();
-        let v = (1.0 + c * x).powi(3);
-        if v <= 0.0 {
-            continue;
-        }
-        let u: f64 = rng.random_range(1e-300..1.0);
-        if u.ln() < 0.5 * x * x + d - d * v + d * v.ln() {
-            return d * v;
         }
     }
 }
