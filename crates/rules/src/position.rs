@@ -324,16 +324,7 @@ impl Position {
 
     /// The Zobrist hash computed from scratch (tests compare it with [`Position::hash`]).
     pub fn hash_from_scratch(&self) -> u64 {
-        let mut h = 0;
-        for p in self.pieces.white {
-            h ^= KEYS.piece[0][p.index()];
-        }
-        for p in self.pieces.black {
-            h ^= KEYS.piece[1][p.index()];
-        }
-        if self.side == Color::Black {
-            h ^= KEYS.black_to_move;
-        }
+        let mut h = KEYS.board(&self.pieces, self.side);
         if self.ply < 2 {
             h ^= KEYS.opening[self.ply as usize];
         }

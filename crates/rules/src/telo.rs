@@ -158,17 +158,7 @@ impl TeloPosition {
     }
     /// Zobrist hash from scratch.
     pub fn hash_from_scratch(&self) -> u64 {
-        let mut h = 0;
-        for p in self.pieces.white {
-            h ^= KEYS.piece[0][p.index()];
-        }
-        for p in self.pieces.black {
-            h ^= KEYS.piece[1][p.index()];
-        }
-        if self.side == Color::Black {
-            h ^= KEYS.black_to_move;
-        }
-        h
+        KEYS.board(&self.pieces, self.side)
     }
     /// Whether the side to move is still placing pieces.
     pub fn placing(&self) -> bool {

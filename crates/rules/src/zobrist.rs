@@ -17,6 +17,24 @@ pub struct Keys {
     pub opening: [u64; 2],
 }
 
+impl Keys {
+    /// The hash of the pieces on the board and the side to move: the part every board's
+    /// hash shares (tsivy and dimy add the opening and the chain in progress).
+    pub fn board(&self, pieces: &crate::ByColor<crate::Bitboard>, side: crate::Color) -> u64 {
+        let mut h = 0;
+        for p in pieces.white {
+            h ^= self.piece[0][p.index()];
+        }
+        for p in pieces.black {
+            h ^= self.piece[1][p.index()];
+        }
+        if side == crate::Color::Black {
+            h ^= self.black_to_move;
+        }
+        h
+    }
+}
+
 const fn splitmix(state: u64) -> (u64, u64) {
     let s = state.wrapping_add(0x9E37_79B9_7F4A_7C15);
     let mut z = s;
