@@ -951,60 +951,60 @@ fn smoke_run(name: &str, run: &str) -> std::path::PathBuf {
     smoke_run_with(name, run, &[])
 }
 
-/// A quiet smoke-config run `run` under a fresh temporary folder (checkpoints in `c`,
-/// experiments in `e`), with more `--set`s.
-fn smoke_run_with(name: &str, run: &str, sets: &[&str]) -> std::path::PathBuf {
+/// A fresh temporary folder for a test's files, `fanorona-<name>-<pid>`.
+fn scratch(name: &str) -> std::path::PathBuf {
     let root = std::env::temp_dir().join(format!("fanorona-{name}-{}", std::process::id()));
     let _ = std::fs::remove_dir_all(&root);
-    let (c, e) = (
-        root.join("c").display().to_string(),
-        root.join("e").display().to_string(),
-    );
+    root
+}
+
+/// The arguments of `fanorona train --config <config> --run <run>` with checkpoints in
+/// `root/c`, experiments in `root/e` and `--set` each of `sets`.
+fn train_args(config: &str, run: &str, root: &std::path::Path, sets: &[&str]) -> Vec<String> {
     let mut args = vec![
-        "train",
-        "--config",
-        &repo_file("configs/smoke.toml"),
-        "--run",
-        run,
-        "--checkpoints",
-        &c,
-        "--experiments",
-        &e,
-        "--set",
-        "run.arena_every=0",
-        "--quiet",
-    ]
-    .into_iter()
-    .map(String::from)
-    .collect::<Vec<_>>();
+        "train".to_string(),
+        "--config".into(),
+        repo_file(config),
+        "--run".into(),
+        run.into(),
+        "--checkpoints".into(),
+        root.join("c").display().to_string(),
+        "--experiments".into(),
+        root.join("e").display().to_string(),
+    ];
     for s in sets {
         args.extend(["--set".to_string(), s.to_string()]);
     }
-    let args: Vec<&str> = args.iter().map(String::as_str).collect();
-    let o = fanorona(&args);
+    args
+}
+
+/// [`train_args`] run with `--quiet`.
+fn train(config: &str, run: &str, root: &std::path::Path, sets: &[&str]) -> Output {
+    let mut args = train_args(config, run, root, sets);
+    args.push("--quiet".into());
+    fanorona(&args.iter().map(String::as_str).collect::<Vec<_>>())
+}
+
+/// A quiet smoke-config run `run` under a fresh temporary folder (checkpoints in `c`,
+/// experiments in `e`), with more `--set`s.
+fn smoke_run_with(name: &str, run: &str, sets: &[&str]) -> std::path::PathBuf {
+    let root = scratch(name);
+    let sets: Vec<&str> = ["run.arena_every=0"].iter().chain(sets).copied().collect();
+    let o = train("configs/smoke.toml", run, &root, &sets);
     assert!(o.status.success(), "{}", stderr(&o));
     root
 }
 
 #[test]
 fn training_plays_its_periodic_match_from_a_book() {
-    let root = std::env::temp_dir().join(format!("fanorona-train-book-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&root);
+    let root = scratch("train-book");
     let run = |book: &str| {
-        fanorona(&[
-            "train",
-            "--config",
-            &repo_file("configs/smoke.toml"),
-            "--run",
+        train(
+            "configs/smoke.toml",
             "b",
-            "--checkpoints",
-            &root.join("c").display().to_string(),
-            "--experiments",
-            &root.join("e").display().to_string(),
-            "--set",
-            &format!("run.arena_book={book}"),
-            "--quiet",
-        ])
+            &root,
+            &[&format!("run.arena_book={book}")],
+        )
     };
     // The smoke config trains dimy and plays its match every 2 generations.
     let o = run(&repo_file("configs/books/dimy.fen"));
@@ -1032,29 +1032,20 @@ fn training_plays_its_periodic_match_from_a_book() {
 fn lines_said_while_a_progress_bar_is_up_reach_a_log() {
     // Output to a pipe hides the bars; the warm start's lines come while its bar is up
     // (with `bootstrap.overlap` it trains as the games arrive) and must not be lost.
-    let root = std::env::temp_dir().join(format!("fanorona-train-log-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&root);
-    let o = fanorona(&[
-        "train",
-        "--config",
-        &repo_file("configs/smoke.toml"),
-        "--run",
+    let root = scratch("train-log");
+    let args = train_args(
+        "configs/smoke.toml",
         "l",
-        "--checkpoints",
-        &root.join("c").display().to_string(),
-        "--experiments",
-        &root.join("e").display().to_string(),
-        "--set",
-        "run.arena_every=0",
-        "--set",
-        "run.generations=1",
-        "--set",
-        "bootstrap.games=40",
-        "--set",
-        "bootstrap.depth=1",
-        "--set",
-        "bootstrap.epochs=30",
-    ]);
+        &root,
+        &[
+            "run.arena_every=0",
+            "run.generations=1",
+            "bootstrap.games=40",
+            "bootstrap.depth=1",
+            "bootstrap.epochs=30",
+        ],
+    );
+    let o = fanorona(&args.iter().map(String::as_str).collect::<Vec<_>>());
     assert!(o.status.success(), "{}", stderr(&o));
     let out = stdout(&o);
     assert!(out.contains("bootstrap: step 500,"), "{out}");
@@ -1067,8 +1058,7 @@ fn tree_learning_is_killed_and_resumes_losing_and_repeating_no_label() {
     // The label window lives in files (one a generation and a source) that the
     // checkpoints list: a run killed anywhere and resumed with the same command ends
     // where a run never stopped ends, byte for byte.
-    let root = std::env::temp_dir().join(format!("fanorona-tree-kill-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&root);
+    let root = scratch("tree-kill");
     std::fs::create_dir_all(&root).unwrap();
     let config = root.join("tree.toml");
     std::fs::write(
@@ -1172,8 +1162,7 @@ fn tree_learning_is_killed_and_resumes_losing_and_repeating_no_label() {
 
 #[test]
 fn train_is_killed_and_resumes() {
-    let root = std::env::temp_dir().join(format!("fanorona-train-kill-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&root);
+    let root = scratch("train-kill");
     std::fs::create_dir_all(&root).unwrap();
     let ck = root.join("checkpoints");
     let ex = root.join("experiments");
@@ -1274,24 +1263,13 @@ fn train_rejects_bad_configs_and_oracle_judges_telo() {
     assert_eq!(o.status.code(), Some(2));
     assert!(stderr(&o).contains("/nonexistent.toml"));
     // A one-generation telo network, judged by the solver (no strength expected).
-    let root = std::env::temp_dir().join(format!("fanorona-oracle-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&root);
-    let o = fanorona(&[
-        "train",
-        "--config",
-        &repo_file("configs/telo.toml"),
-        "--run",
+    let root = scratch("oracle");
+    let o = train(
+        "configs/telo.toml",
         "t",
-        "--checkpoints",
-        &root.join("c").display().to_string(),
-        "--experiments",
-        &root.join("e").display().to_string(),
-        "--set",
-        "run.generations=1",
-        "--set",
-        "selfplay.games_per_generation=8",
-        "--quiet",
-    ]);
+        &root,
+        &["run.generations=1", "selfplay.games_per_generation=8"],
+    );
     assert!(o.status.success(), "{}", stderr(&o));
     let v = json(&fanorona(&[
         "oracle",
@@ -1328,8 +1306,7 @@ fn train_rejects_bad_configs_and_oracle_judges_telo() {
 
 #[test]
 fn arena_round_robin_resumes_and_reports() {
-    let out = std::env::temp_dir().join(format!("fanorona-arena-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&out);
+    let out = scratch("arena");
     let o = out.display().to_string();
     let args = [
         "arena",
@@ -1469,8 +1446,7 @@ fn arena_round_robin_resumes_and_reports() {
 
 #[test]
 fn arena_plays_from_a_fen() {
-    let out = std::env::temp_dir().join(format!("fanorona-arena-fen-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&out);
+    let out = scratch("arena-fen");
     let fen = "B1BB1/B3B/4W/W2BW/W3W w 0 4";
     let v = json(&fanorona(&[
         "arena",
@@ -1517,8 +1493,7 @@ fn arena_plays_from_a_fen() {
 
 #[test]
 fn book_then_arena_with_the_book_and_sprt() {
-    let dir = std::env::temp_dir().join(format!("fanorona-book-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
+    let dir = scratch("book");
     std::fs::create_dir_all(&dir).unwrap();
     let book = dir.join("dimy.fen");
     let b = book.display().to_string();
@@ -1956,8 +1931,7 @@ fn a_closed_pipe_is_no_panic() {
 
 #[test]
 fn tune_eval_then_alpha_beta_plays_with_it() {
-    let dir = std::env::temp_dir().join(format!("fanorona-tune-eval-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
+    let dir = scratch("tune-eval");
     std::fs::create_dir_all(&dir).unwrap();
     let eval = dir.join("eval.txt").display().to_string();
     let data = dir.join("labels.txt").display().to_string();
@@ -2066,8 +2040,7 @@ fn tune_eval_then_alpha_beta_plays_with_it() {
 
 #[test]
 fn opening_books_are_made_resumed_and_played_from() {
-    let dir = std::env::temp_dir().join(format!("fanorona-opening-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
+    let dir = scratch("opening");
     let file = dir.join("book.txt");
     let f = file.to_str().unwrap();
     let make = || {
@@ -2152,8 +2125,7 @@ fn opening_books_are_made_resumed_and_played_from() {
 
 #[test]
 fn tablebases_build_probe_and_analyze() {
-    let dir = std::env::temp_dir().join(format!("fanorona-tb-cmd-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
+    let dir = scratch("tb-cmd");
     let d = dir.to_str().unwrap();
     let o = fanorona(&[
         "tb",
