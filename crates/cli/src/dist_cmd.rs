@@ -11,23 +11,34 @@ use fanorona_train::store::Store;
 use std::path::PathBuf;
 use std::time::Duration;
 
-/// `fanorona selfplay`.
+/// Where a distributed run lives, and the config it trains: the arguments `selfplay`
+/// and `learn` share.
 #[derive(Args, Debug)]
-pub struct SelfplayArgs {
+pub struct RunArgs {
     /// The store: s3://bucket/prefix (credentials and endpoint from the AWS_* environment
     /// variables), file:///absolute/path, or file://$PWD/store.
     #[arg(long, value_name = "URL")]
     pub store: String,
-    /// The run (a folder in the store), created by `fanorona learn`.
+    /// The run (a folder in the store): `fanorona learn` creates it, and the same name
+    /// resumes it.
     #[arg(long)]
     pub run: String,
-    /// A TOML config: it must train what the run trains (its [distributed] section is
-    /// the worker's own); without one, the run's config from the store.
+    /// A TOML config (see configs/). The learner's may not ask for a warm start (it plays
+    /// none); without one, tsivy self-play with the built-in defaults. A worker's must
+    /// train what the run trains (its [distributed] section is the worker's own); without
+    /// one, the run's config from the store.
     #[arg(long, value_name = "FILE")]
     pub config: Option<PathBuf>,
     /// Override a config key, repeatable: `--set distributed.chunk_games=16`.
     #[arg(long = "set", value_name = "KEY=VALUE")]
     pub set: Vec<String>,
+}
+
+/// `fanorona selfplay`.
+#[derive(Args, Debug)]
+pub struct SelfplayArgs {
+    #[command(flatten)]
+    pub target: RunArgs,
     /// Stop after this many games (default: play until killed).
     #[arg(long, value_name = "N")]
     pub games: Option<u64>,
@@ -49,20 +60,8 @@ pub struct SelfplayArgs {
 /// `fanorona learn`.
 #[derive(Args, Debug)]
 pub struct LearnArgs {
-    /// The store: s3://bucket/prefix (credentials and endpoint from the AWS_* environment
-    /// variables), file:///absolute/path, or file://$PWD/store.
-    #[arg(long, value_name = "URL")]
-    pub store: String,
-    /// The run (a folder in the store). The same name resumes it.
-    #[arg(long)]
-    pub run: String,
-    /// A TOML config (see configs/; it may not ask for a warm start: the learner plays
-    /// none); without one, tsivy self-play with the built-in defaults.
-    #[arg(long, value_name = "FILE")]
-    pub config: Option<PathBuf>,
-    /// Override a config key, repeatable: `--set train.lr=0.001`.
-    #[arg(long = "set", value_name = "KEY=VALUE")]
-    pub set: Vec<String>,
+    #[command(flatten)]
+    pub target: RunArgs,
     /// Stop at this generation (default: the config's run.generations; 0 there: never).
     /// 0 here only creates the run and publishes model 0.
     #[arg(long, value_name = "N")]
@@ -128,15 +127,18 @@ fn default_worker() -> String {
 
 /// A self-play worker.
 pub fn selfplay(a: SelfplayArgs) -> Result<()> {
-    let config = if a.config.is_some() || !a.set.is_empty() {
-        Some(TrainConfig::load(a.config.as_deref(), &a.set).map_err(input_err)?)
+    let config = if a.target.config.is_some() || !a.target.set.is_empty() {
+        Some(TrainConfig::load(a.target.config.as_deref(), &a.target.set).map_err(input_err)?)
     } else {
         None
     };
-    let store = open_store(&a.store, config.as_ref().unwrap_or(&TrainConfig::default()))?;
-    let (cache, temporary) = cache_dir(&a.cache, "worker", &a.run);
+    let store = open_store(
+        &a.target.store,
+        config.as_ref().unwrap_or(&TrainConfig::default()),
+    )?;
+    let (cache, temporary) = cache_dir(&a.cache, "worker", &a.target.run);
     let opts = WorkerOptions {
-        run: a.run.clone(),
+        run: a.target.run.clone(),
         config,
         games: a.games,
         worker: a.worker.clone().unwrap_or_else(default_worker),
@@ -175,15 +177,15 @@ pub fn selfplay(a: SelfplayArgs) -> Result<()> {
 pub fn learn(a: LearnArgs) -> Result<()> {
     // Without a file, the built-in defaults: `fanorona train`'s recipe begins with a warm
     // start, which the learner does not play.
-    let cfg = match &a.config {
-        Some(p) => TrainConfig::load(Some(p), &a.set),
-        None => TrainConfig::parse("<defaults>", "", &a.set),
+    let cfg = match &a.target.config {
+        Some(p) => TrainConfig::load(Some(p), &a.target.set),
+        None => TrainConfig::parse("<defaults>", "", &a.target.set),
     }
     .map_err(input_err)?;
-    let store = open_store(&a.store, &cfg)?;
-    let (cache, temporary) = cache_dir(&a.cache, "learner", &a.run);
+    let store = open_store(&a.target.store, &cfg)?;
+    let (cache, temporary) = cache_dir(&a.cache, "learner", &a.target.run);
     let opts = LearnerOptions {
-        run: a.run.clone(),
+        run: a.target.run.clone(),
         config: cfg,
         generations: a.generations,
         device: crate::backend::device(),
@@ -204,14 +206,14 @@ pub fn learn(a: LearnArgs) -> Result<()> {
         println!(
             "{}",
             serde_json::json!({
-                "run": a.run, "generation": s.generation, "games": s.games,
+                "run": a.target.run, "generation": s.generation, "games": s.games,
                 "samples": s.samples, "steps": s.steps,
             })
         );
     } else {
         println!(
             "run `{}`: generation {}, {} games, {} samples, {} steps",
-            a.run, s.generation, s.games, s.samples, s.steps
+            a.target.run, s.generation, s.games, s.samples, s.steps
         );
     }
     Ok(())
