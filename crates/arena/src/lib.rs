@@ -8,6 +8,7 @@
 
 pub mod arena;
 pub mod elo;
+pub mod match_report;
 pub mod report;
 
 pub use arena::{

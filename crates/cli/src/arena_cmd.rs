@@ -5,10 +5,10 @@ use crate::rules_cmds::PositionArgs;
 use anyhow::Result;
 use clap::Args;
 use fanorona_arena::arena::{
-    ArenaConfig, Format, GameRecord, MatchPoints, Openings, default_anchor, match_points,
-    pentanomial, play_pairings, rate, tally,
+    ArenaConfig, Format, GameRecord, Openings, pentanomial, play_pairings,
 };
 use fanorona_arena::elo::{Pentanomial, Sprt, SprtDecision};
+use fanorona_arena::match_report::{Axis, MatchReport};
 use fanorona_arena::report;
 use fanorona_nn::checkpoint;
 use fanorona_rules::{Position, RuleOptions, Variant, VelaForm};
@@ -39,10 +39,18 @@ pub enum XAxis {
 }
 
 impl XAxis {
-    fn label(self) -> &'static str {
+    fn axis(self) -> Axis {
         match self {
-            XAxis::Generation => "generation",
-            XAxis::Seconds => "seconds of training",
+            XAxis::Generation => Axis {
+                label: "generation",
+                per: "generation",
+                unit: 1.0,
+            },
+            XAxis::Seconds => Axis {
+                label: "seconds of training",
+                per: "hour",
+                unit: 3600.0,
+            },
         }
     }
 }
@@ -596,152 +604,57 @@ fn report_results(
     sprt_json: Option<serde_json::Value>,
 ) -> Result<()> {
     let (specs, generations, out) = (&lineup.specs, &lineup.generations, &lineup.out);
-    let (variant, format) = (cfg.variant, cfg.format);
+    let variant = cfg.variant;
+    let max_velas = match cfg.format {
+        Format::Malagasy { max_velas, .. } => Some(max_velas),
+        _ => None,
+    };
+    let axis = x_axis.axis();
     // Ratings and game counts are of riatras; velas are counted apart.
-    let rated = records.iter().filter(|r| r.vela.is_none()).count();
-    let velas = records.len() - rated;
-    let adjudicated = records.iter().filter(|r| r.adjudicated).count();
-    let results = tally(specs, records);
-    let anchor = anchor.unwrap_or_else(|| default_anchor(specs, records));
-    let ratings = rate(specs, records, anchor);
-    report::save(out, specs, &results, &ratings, rated)
+    let r = MatchReport::new(specs, records, anchor, generations, axis, max_velas);
+    report::save(out, specs, &r.results, &r.ratings, r.rated)
         .map_err(|e| anyhow::anyhow!("writing reports into {}: {e}", out.display()))?;
-    let (steps, from_last, trends) = curve(specs, generations, records, x_axis);
-    let mut steps_json = serde_json::json!({
-        "steps": report::steps_json(&steps),
-        "from_last": report::steps_json(&from_last),
-        "trends": report::trends_json(&trends),
-    });
     if !generations.is_empty() {
         let p = out.join("steps.json");
-        let text = serde_json::to_string_pretty(&steps_json).expect("serialises");
+        let text = serde_json::to_string_pretty(&r.curve_json()).expect("serialises");
         if let Err(e) = fanorona_rules::durable::write_atomic(&p, text.as_bytes()) {
             eprintln!("warning: {}: {e}", p.display());
         }
-    }
-    if !generations.is_empty() {
         let pts: Vec<(u64, f64, f64, f64)> = generations
             .iter()
-            .map(|&(i, g)| (g, ratings[i].elo, ratings[i].low, ratings[i].high))
+            .map(|&(i, g)| (g, r.ratings[i].elo, r.ratings[i].low, r.ratings[i].high))
             .collect();
-        let title = format!("Elo against {} (anchor {})", x_axis.label(), specs[anchor]);
-        if let Err(e) = report::plot_elo(&out.join("elo.svg"), &title, x_axis.label(), &pts) {
+        let title = format!("Elo against {} (anchor {})", axis.label, specs[r.anchor]);
+        if let Err(e) = report::plot_elo(&out.join("elo.svg"), &title, axis.label, &pts) {
             eprintln!("warning: no plot: {e}");
         }
     }
-    if !a.json {
-        let velas = if velas > 0 {
-            format!(" and {velas} velas")
-        } else {
-            String::new()
-        };
-        println!(
-            "{rated} games{velas} ({variant}), results in {}\n",
-            out.display()
-        );
-        if adjudicated > 0 || a.adjudicate.is_some() {
-            println!(
-                "{adjudicated} of them ended by the endgame tables at their first covered position (--adjudicate), with the tables' result\n"
-            );
-        }
-        let pairs: Vec<Pentanomial> = results
-            .iter()
-            .map(|r| pentanomial(&specs[r.a], &specs[r.b], records))
-            .collect();
-        println!("{}", report::results_markdown(specs, &results, &pairs));
-        println!("{}", report::ratings_markdown(specs, &ratings, anchor));
-        if !steps.is_empty() {
-            let x = x_axis.label();
-            let h = "Each checkpoint against the one before it";
-            println!("{}", report::steps_markdown(&steps, h, x));
-            let h = "The last checkpoint against each earlier one (is the curve still rising at its end?)";
-            println!("{}", report::steps_markdown(&from_last, h, x));
-        }
-        if !trends.is_empty() {
-            println!("{}", report::trends_markdown(&trends, x_axis.label()));
-        }
-        if let Format::Malagasy { max_velas, .. } = format {
-            println!(
-                "{}",
-                points_markdown(&match_points(specs, records, max_velas))
-            );
-        }
-        let times = fanorona_arena::arena::time_per_turn(specs, records);
-        if !times.is_empty() {
-            println!("Thinking time per turn (mean over the games that record it):");
-            for (s, t, n) in times {
-                println!("- {s}: {:.2} ms over {n} turns", t * 1000.0);
-            }
-        }
-    } else {
-        let mut j = report::ratings_json(specs, &ratings, rated);
-        j["adjudicated"] = adjudicated.into();
-        // Each pairing's pentanomial counts (pairs by the first player's points, 0 to 2).
-        j["pairs"] = results
-            .iter()
-            .map(|r| {
-                let p = pentanomial(&specs[r.a], &specs[r.b], records);
-                serde_json::json!({"player": specs[r.a], "opponent": specs[r.b], "pentanomial": p.0})
-            })
-            .collect();
-        if !generations.is_empty() {
-            j["steps"] = steps_json["steps"].take();
-            j["from_last"] = steps_json["from_last"].take();
-            j["trends"] = steps_json["trends"].take();
-        }
+    if a.json {
+        let mut j = r.json(!generations.is_empty());
         if let Some(sp) = sprt_json {
             j["sprt"] = sp;
         }
-        if let Format::Malagasy { max_velas, .. } = format {
-            j["points"] = serde_json::to_value(match_points(specs, records, max_velas))
-                .expect("points serialise");
-        }
         println!("{j}");
+        return Ok(());
     }
+    let velas = if r.velas > 0 {
+        format!(" and {} velas", r.velas)
+    } else {
+        String::new()
+    };
+    println!(
+        "{} games{velas} ({variant}), results in {}\n",
+        r.rated,
+        out.display()
+    );
+    if r.adjudicated > 0 || a.adjudicate.is_some() {
+        println!(
+            "{} of them ended by the endgame tables at their first covered position (--adjudicate), with the tables' result\n",
+            r.adjudicated
+        );
+    }
+    print!("{}", r.markdown(axis));
     Ok(())
-}
-
-/// A gauntlet's curve on twin games: each checkpoint (`generations`: its index in
-/// `specs` and its place on the axis, in order) against the one before it, the last
-/// against each earlier one, and the slope of the last 3, 4, ... checkpoints.
-fn curve(
-    specs: &[String],
-    generations: &[(usize, u64)],
-    records: &[GameRecord],
-    x_axis: XAxis,
-) -> (Vec<report::Step>, Vec<report::Step>, Vec<report::TrendRow>) {
-    let step = |later: (usize, u64), earlier: (usize, u64)| report::Step {
-        player: specs[later.0].clone(),
-        previous: specs[earlier.0].clone(),
-        x: later.1,
-        previous_x: earlier.1,
-        diff: fanorona_arena::arena::paired_diff(&specs[later.0], &specs[earlier.0], records),
-    };
-    let steps = generations.windows(2).map(|w| step(w[1], w[0])).collect();
-    let from_last = match generations.split_last() {
-        Some((&last, earlier)) => earlier.iter().map(|&e| step(last, e)).collect(),
-        None => Vec::new(),
-    };
-    let (per, unit) = match x_axis {
-        XAxis::Seconds => ("hour", 3600.0),
-        XAxis::Generation => ("generation", 1.0),
-    };
-    let trends = (3..=generations.len())
-        .filter_map(|k| {
-            let last = &generations[generations.len() - k..];
-            let players: Vec<&str> = last.iter().map(|&(i, _)| specs[i].as_str()).collect();
-            let xs: Vec<f64> = last.iter().map(|&(_, x)| x as f64 / unit).collect();
-            let trend = fanorona_arena::arena::paired_trend(&players, &xs, records)?;
-            Some(report::TrendRow {
-                checkpoints: k,
-                from_x: last[0].1,
-                to_x: last[k - 1].1,
-                trend,
-                per,
-            })
-        })
-        .collect();
-    (steps, from_last, trends)
 }
 
 /// The seconds of training a checkpoint folder's `state.json` records (a run's
@@ -753,26 +666,6 @@ fn training_seconds(dir: &std::path::Path) -> Result<u64> {
         ))
     })?;
     Ok(state.whole_seconds())
-}
-
-/// The tournament points of a Malagasy match as a Markdown table.
-fn points_markdown(points: &[MatchPoints]) -> String {
-    let mut s = String::from(
-        "Tournament points (riatra won 3, vela won as the riatra winner 3, nothing else):\n\n| player | points | riatras W-D-L | velas given W-D-L | velas owed W-D-L | unpaid |\n|---|---:|---|---|---|---:|\n",
-    );
-    let wdl = |x: [u32; 3]| format!("{}-{}-{}", x[0], x[1], x[2]);
-    for p in points {
-        s.push_str(&format!(
-            "| {} | {} | {} | {} | {} | {} |\n",
-            p.player,
-            p.points,
-            wdl(p.riatras),
-            wdl(p.velas_given),
-            wdl(p.velas_owed),
-            p.unpaid
-        ));
-    }
-    s
 }
 
 /// `fanorona plot`.
