@@ -230,10 +230,9 @@ pub fn load_learned(path: &std::path::Path, variant: Variant) -> Result<Arc<Lear
 
 pub use fanorona_search::settings::parse_duration;
 
-/// The options the player kinds share, read in one place: `seed` (every kind), `book`
-/// and `tb` (`ab`, `mcts`), `eval` (`ab`), and `mcts`'s network and budget (`ckpt`,
-/// `sims`, `time` is read by `ab`'s settings table, `reuse`, `ab_eval`).
-struct Common {
+/// What a spec's player options ([`PLAYER_OPTIONS`]) say.
+#[derive(Debug)]
+pub struct Common {
     seed: u64,
     book: Option<std::path::PathBuf>,
     tb: Tables,
@@ -261,66 +260,146 @@ impl Default for Common {
     }
 }
 
-impl Common {
-    /// What every kind but `random` knows besides its own settings.
-    const NAMES: &str = "seed, book, tb";
+/// One player option: its name, the kinds that take it, what it does, its range in
+/// words, how it is read. The engines' own settings are the search's tables
+/// (`settings::AB_OPTIONS`, `settings::OPTIONS`).
+#[derive(Clone, Copy)]
+pub struct PlayerOption {
+    /// The name specs use.
+    pub name: &'static str,
+    /// The kinds that take it (`ab`, `mcts`, `random`).
+    pub kinds: &'static [&'static str],
+    /// What it does.
+    pub help: &'static str,
+    /// Its range, in words.
+    pub expected: &'static str,
+    set: fn(&mut Common, &str) -> Option<()>,
+}
 
-    /// Reads `k=v` if it is one of `kind`'s shared options (`Ok(false)`: it is not).
-    fn read(&mut self, kind: &str, k: &str, v: &str) -> std::result::Result<bool, String> {
-        let bad = |want: &str| Err(format!("bad value `{v}` for `{k}` (expected {want})"));
-        let (mcts, ab) = (kind == "mcts", kind == "ab");
-        match k {
-            "seed" => match v.parse() {
-                Ok(s) => self.seed = s,
-                Err(_) => return bad("a number"),
-            },
-            "book" if mcts || ab => {
-                self.book = match v {
-                    "" => return bad("an opening book's file, release or none"),
-                    "none" => None,
-                    b => Some(b.into()),
-                }
-            }
-            "tb" if mcts || ab => match Tables::parse(v) {
-                Some(t) => self.tb = t,
-                None => return bad("a folder of endgame tables, or none"),
-            },
-            "eval" if ab => {
-                if v.is_empty() {
-                    return bad("a learned evaluation's file");
-                }
-                self.eval = Some(v.into());
-            }
-            "ab_eval" if mcts => {
-                self.ab_eval = match v {
-                    "" => return bad("a learned evaluation's file, release or none"),
-                    "none" => AbEvalSource::Off,
-                    file => AbEvalSource::File(file.into()),
-                }
-            }
-            "reuse" if mcts => match v.parse() {
-                Ok(r) => self.reuse = r,
-                Err(_) => return bad("true or false"),
-            },
-            "ckpt" if mcts => {
-                self.ckpt = match v {
-                    "none" => NetSource::Fresh,
-                    "" => return bad("a checkpoint folder, or none"),
-                    dir => NetSource::Dir(dir.into()),
-                }
-            }
-            "sims" if mcts => match v.parse() {
-                Ok(s) if s >= 1 => self.sims = Some(s),
-                _ => return bad("a number of simulations >= 1"),
-            },
-            "time" if mcts => match parse_duration(v).filter(|d| !d.is_zero()) {
-                Some(t) => self.time = Some(t),
-                None => return bad("a time such as 200ms or 1s"),
-            },
-            _ => return Ok(false),
-        }
-        Ok(true)
+impl std::fmt::Debug for PlayerOption {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("PlayerOption")
+            .field("name", &self.name)
+            .finish_non_exhaustive()
     }
+}
+
+const AB_MCTS: &[&str] = &["ab", "mcts"];
+
+/// The options of players besides their engine's settings, once each.
+pub const PLAYER_OPTIONS: &[PlayerOption] = &[
+    PlayerOption {
+        name: "seed",
+        kinds: &["ab", "mcts", "random"],
+        help: "the seed of the player's choices (a book's among its turns, the search's ties and noise, random's turns)",
+        expected: "a number",
+        set: |c, v| {
+            c.seed = v.parse().ok()?;
+            Some(())
+        },
+    },
+    PlayerOption {
+        name: "book",
+        kinds: AB_MCTS,
+        help: "an opening book to play from (fanorona book --opening), release for the release's, none for none",
+        expected: "an opening book's file, release or none",
+        set: |c, v| {
+            c.book = match v {
+                "" => return None,
+                "none" => None,
+                b => Some(b.into()),
+            };
+            Some(())
+        },
+    },
+    PlayerOption {
+        name: "tb",
+        kinds: AB_MCTS,
+        help: "a folder of endgame tables (fanorona tb build), or none",
+        expected: "a folder of endgame tables, or none",
+        set: |c, v| {
+            c.tb = Tables::parse(v)?;
+            Some(())
+        },
+    },
+    PlayerOption {
+        name: "eval",
+        kinds: &["ab"],
+        help: "a learned evaluation's file, a checkpoint folder holding one, or release",
+        expected: "a learned evaluation's file",
+        set: |c, v| {
+            c.eval = Some(Some(v).filter(|v| !v.is_empty())?.into());
+            Some(())
+        },
+    },
+    PlayerOption {
+        name: "ab_eval",
+        kinds: &["mcts"],
+        help: "the learned evaluation of the guard's and the blend's alpha-beta searches (default: the network's folder's)",
+        expected: "a learned evaluation's file, release or none",
+        set: |c, v| {
+            c.ab_eval = match v {
+                "" => return None,
+                "none" => AbEvalSource::Off,
+                file => AbEvalSource::File(file.into()),
+            };
+            Some(())
+        },
+    },
+    PlayerOption {
+        name: "reuse",
+        kinds: &["mcts"],
+        help: "keep the search tree from one turn to the next",
+        expected: "true or false",
+        set: |c, v| {
+            c.reuse = v.parse().ok()?;
+            Some(())
+        },
+    },
+    PlayerOption {
+        name: "ckpt",
+        kinds: &["mcts"],
+        help: "the network: a checkpoint or run folder, none for an untrained one (default: the release's)",
+        expected: "a checkpoint folder, or none",
+        set: |c, v| {
+            c.ckpt = match v {
+                "" => return None,
+                "none" => NetSource::Fresh,
+                dir => NetSource::Dir(dir.into()),
+            };
+            Some(())
+        },
+    },
+    PlayerOption {
+        name: "sims",
+        kinds: &["mcts"],
+        help: "simulations a decision (with time: the most a decision may use)",
+        expected: "a number of simulations >= 1",
+        set: |c, v| {
+            c.sims = Some(v.parse().ok().filter(|&s| s >= 1)?);
+            Some(())
+        },
+    },
+    PlayerOption {
+        name: "time",
+        kinds: &["mcts"],
+        help: "time a turn, its decisions sharing it",
+        expected: "a time such as 200ms or 1s",
+        set: |c, v| {
+            c.time = Some(parse_duration(v).filter(|d| !d.is_zero())?);
+            Some(())
+        },
+    },
+];
+
+/// The player options `kind` takes, for messages.
+pub fn player_option_names(kind: &str) -> String {
+    PLAYER_OPTIONS
+        .iter()
+        .filter(|o| o.kinds.contains(&kind))
+        .map(|o| o.name)
+        .collect::<Vec<_>>()
+        .join(", ")
 }
 
 impl EngineSpec {
@@ -349,79 +428,104 @@ impl EngineSpec {
             let (k, v) = kv
                 .split_once('=')
                 .ok_or_else(|| named(&format!("option `{kv}` is not key=value")))?;
-            if !common.read(kind, k, v).map_err(|e| named(&e))? {
-                rest.push((k, v));
+            match PLAYER_OPTIONS
+                .iter()
+                .find(|o| o.name == k && o.kinds.contains(&kind))
+            {
+                Some(o) => (o.set)(&mut common, v).ok_or_else(|| {
+                    named(&format!(
+                        "bad value `{v}` for `{k}` (expected {})",
+                        o.expected
+                    ))
+                })?,
+                None => rest.push((k, v)),
             }
         }
-        let unknown =
-            |k: &str, known: &str| named(&format!("unknown option `{k}` ({kind} knows {known})"));
-        match kind {
-            "ab" => {
-                let mut ab = AbSettings::default();
-                for (k, v) in rest {
-                    // The engine's settings: one table (`settings::AB_OPTIONS`).
-                    if !ab.set(k, v).map_err(|e| named(&e))? {
-                        let known = format!(
-                            "{}, eval and the engine's settings {}",
-                            Common::NAMES,
-                            settings::ab_option_names()
-                        );
-                        return Err(unknown(k, &known));
-                    }
-                }
-                let (cfg, limits) = ab.finish(threads);
-                Ok(EngineSpec::Ab {
-                    cfg,
-                    limits,
-                    eval: common.eval,
-                    tb: common.tb,
-                    book: common.book,
-                    seed: common.seed,
-                })
-            }
-            "mcts" => {
-                let mut search = Overrides::default();
-                for (k, v) in rest {
-                    // The search's settings: one table for specs, configs and the server.
-                    if !search.read(k, v).map_err(|e| named(&e))? {
-                        let known = format!(
-                            "{}, ckpt, sims, time, reuse, ab_eval and the search's settings {}",
-                            Common::NAMES,
-                            settings::option_names()
-                        );
-                        return Err(unknown(k, &known));
-                    }
-                }
-                if search.named("gumbel") == Some("true") && common.time.is_some() {
-                    return Err(named(
-                        &"gumbel plans its simulations in advance and needs sims=N, not time=",
-                    ));
-                }
-                Ok(EngineSpec::Mcts {
-                    ckpt: common.ckpt,
-                    // A timed search is bounded by its clock; sims then only caps a decision.
-                    sims: common.sims.unwrap_or(if common.time.is_some() {
-                        1_000_000
-                    } else {
-                        400
-                    }),
-                    time: common.time,
-                    search,
-                    seed: common.seed,
-                    reuse: common.reuse,
-                    ab_eval: common.ab_eval,
-                    tb: common.tb,
-                    book: common.book,
-                })
-            }
+        let spec = match kind {
+            "ab" => Self::ab(common, &rest, threads),
+            "mcts" => Self::mcts(common, &rest),
             "random" => match rest.first() {
-                Some((k, _)) => Err(unknown(k, "seed")),
+                Some((k, _)) => Err(format!("unknown option `{k}`")),
                 None => Ok(EngineSpec::Random { seed: common.seed }),
             },
-            _ => Err(input_err(format!(
-                "unknown engine `{kind}` in spec `{spec}` (known: ab:depth=N|time=T|nodes=N, random[:seed=S], mcts[:ckpt=DIR],sims=N|time=T)"
-            ))),
+            _ => {
+                return Err(input_err(format!(
+                    "unknown engine `{kind}` in spec `{spec}` (known: ab:depth=N|time=T|nodes=N, random[:seed=S], mcts[:ckpt=DIR],sims=N|time=T)"
+                )));
+            }
+        };
+        spec.map_err(|e| {
+            let known = match kind {
+                "ab" => format!("the engine's settings {}", settings::ab_option_names()),
+                "mcts" => format!("the search's settings {}", settings::option_names()),
+                _ => String::new(),
+            };
+            let sep = if known.is_empty() { "" } else { " and " };
+            match e.strip_prefix("unknown option ") {
+                Some(k) => named(&format!(
+                    "unknown option {k} ({kind} knows {}{sep}{known})",
+                    player_option_names(kind)
+                )),
+                None => named(&e),
+            }
+        })
+    }
+
+    /// An `ab` spec from its player options and the engine's settings in `rest`.
+    fn ab(
+        common: Common,
+        rest: &[(&str, &str)],
+        threads: usize,
+    ) -> std::result::Result<Self, String> {
+        let mut ab = AbSettings::default();
+        for &(k, v) in rest {
+            // The engine's settings: one table (`settings::AB_OPTIONS`).
+            if !ab.set(k, v).map_err(|e| e.to_string())? {
+                return Err(format!("unknown option `{k}`"));
+            }
         }
+        let (cfg, limits) = ab.finish(threads);
+        Ok(EngineSpec::Ab {
+            cfg,
+            limits,
+            eval: common.eval,
+            tb: common.tb,
+            book: common.book,
+            seed: common.seed,
+        })
+    }
+
+    /// An `mcts` spec from its player options and the search's settings in `rest`.
+    fn mcts(common: Common, rest: &[(&str, &str)]) -> std::result::Result<Self, String> {
+        let mut search = Overrides::default();
+        for &(k, v) in rest {
+            // The search's settings: one table for specs, configs and the server.
+            if !search.read(k, v).map_err(|e| e.to_string())? {
+                return Err(format!("unknown option `{k}`"));
+            }
+        }
+        if search.named("gumbel") == Some("true") && common.time.is_some() {
+            return Err(
+                "gumbel plans its simulations in advance and needs sims=N, not time=".into(),
+            );
+        }
+        // A timed search is bounded by its clock; sims then only caps a decision.
+        let sims = common.sims.unwrap_or(if common.time.is_some() {
+            1_000_000
+        } else {
+            400
+        });
+        Ok(EngineSpec::Mcts {
+            ckpt: common.ckpt,
+            sims,
+            time: common.time,
+            search,
+            seed: common.seed,
+            reuse: common.reuse,
+            ab_eval: common.ab_eval,
+            tb: common.tb,
+            book: common.book,
+        })
     }
 
     /// An `ab` spec that plays `learned` (an evaluation in memory: a run's, being
@@ -734,6 +838,27 @@ mod tests {
     use super::*;
     use fanorona_search::settings::{MAX_GUARD_DEPTH, PLAYER_BLEND_DEPTH, SIMS_GUARD_DEPTH};
     use fanorona_search::{BlendConfig, GuardConfig};
+
+    #[test]
+    fn the_players_guide_lists_every_player_option() {
+        let guide = include_str!("../../../docs/players.md");
+        for o in PLAYER_OPTIONS {
+            for kind in o.kinds {
+                assert!(
+                    guide.lines().any(|l| l.contains(&format!("`{kind}`"))
+                        && l.contains(&format!("`{}=", o.name))),
+                    "docs/players.md: {kind} {}",
+                    o.name
+                );
+            }
+        }
+        assert_eq!(player_option_names("random"), "seed");
+        let e = EngineSpec::parse("ab:ckpt=x").unwrap_err().to_string();
+        assert!(
+            e.contains("ab knows seed, book, tb, eval and the engine's settings depth"),
+            "{e}"
+        );
+    }
 
     #[test]
     fn without_a_network_mcts_is_refused_and_ab_plays() {
