@@ -1,13 +1,15 @@
 //! `fanorona tune-eval`: fit a learned evaluation for the alpha-beta engine
-//! (`fanorona_search::learned`) to positions scored by a deeper search.
+//! (`fanorona_eval::learned`) to positions scored by a deeper search.
 
 use crate::input_err;
 use anyhow::{Context, Result};
 use clap::Args;
+use fanorona_eval::FitConfig;
+use fanorona_eval::fit::Labelled;
 use fanorona_nn::spec::load_learned;
 use fanorona_rules::{Position, RuleOptions, Variant};
 use fanorona_search::book::read_book;
-use fanorona_search::tune::{FitConfig, LabelConfig, Labelled, label_games};
+use fanorona_search::labels::{LabelConfig, label_games};
 use fanorona_search::{EvalWeights, LearnedEval};
 use indicatif::{ProgressBar, ProgressStyle};
 use std::path::{Path, PathBuf};

@@ -59,7 +59,7 @@ pub enum EngineSpec {
         cfg: AbConfig,
         /// Limits per move.
         limits: Limits,
-        /// A learned evaluation's file (`eval=FILE`; see `fanorona_search::learned`),
+        /// A learned evaluation's file (`eval=FILE`; see `fanorona_eval::learned`),
         /// read when the player is made.
         eval: Option<std::path::PathBuf>,
         /// Endgame tables (`tb=DIR`; docs/tablebases.md), read when the player is made

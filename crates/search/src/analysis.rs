@@ -1,8 +1,8 @@
 //! One position analysed by a player: the fields of `fanorona analyze --json`, of the
 //! web server's `/api/analyze` and of the Python package's `Engine.analyze`.
 
-use crate::ab::{MATE, MATE_BOUND};
 use crate::player::Player;
+use fanorona_eval::{MATE, MATE_BOUND};
 use fanorona_rules::History;
 use fanorona_rules::PointStyle;
 use fanorona_rules::notation::format_turn;

@@ -3,7 +3,7 @@
 //! change to the search that changes the count must update [`EXPECTED_NODES`].
 
 use crate::ab::{AbConfig, AlphaBeta, Limits};
-use crate::learned::LearnedEval;
+use fanorona_eval::LearnedEval;
 use fanorona_rules::{Position, RuleOptions};
 use std::sync::Arc;
 use web_time::Instant;

@@ -7,9 +7,10 @@
 //! the inner evaluator's): the tactics come from the search, the judgement of quiet
 //! positions from the network.
 
-use crate::ab::{AbConfig, AlphaBeta, Limits, MATE, MATE_BOUND};
+use crate::ab::{AbConfig, AlphaBeta, Limits};
 use crate::evaluator::Evaluator;
-use crate::learned::LearnedEval;
+use fanorona_eval::LearnedEval;
+use fanorona_eval::{MATE, MATE_BOUND};
 use fanorona_rules::{Color, Game, Outcome, Position};
 use fanorona_tb::Tablebase;
 use std::sync::Arc;
@@ -85,7 +86,7 @@ impl<E> AbBlend<E> {
         self
     }
 
-    /// The same blend searching with a learned evaluation (see [`crate::learned`]).
+    /// The same blend searching with a learned evaluation (see [`fanorona_eval::learned`]).
     pub fn with_learned(mut self, learned: Option<Arc<LearnedEval>>) -> AbBlend<E> {
         self.learned = learned;
         self.ab = None;

@@ -17,9 +17,8 @@
 //! After a search, every node with at least a given number of iterations through it is a
 //! label of its minimax value ([`Descent::labels`]): tree learning's Descent arm.
 
-use crate::ab::{Bound, MATE_BOUND, NodeLabel, TB_WIN, outcome_score, tb_score};
-use crate::eval::EvalWeights;
-use crate::learned::LearnedEval;
+use crate::ab::{NodeLabel, tb_score};
+use fanorona_eval::{Bound, EvalWeights, LearnedEval, MATE_BOUND, TB_WIN, outcome_score};
 use fanorona_rules::{Position, Turn, TurnMode};
 use fanorona_tb::Tablebase;
 use std::collections::HashMap;

@@ -15,8 +15,8 @@
 //! every turn exactly ([`TurnGuard::score_turns`], kept as the reference the tests hold
 //! the fast judgement to), about one turn deeper on a clock.
 
-use crate::ab::{AbConfig, AlphaBeta, INF, Limits, MATE};
-use crate::learned::LearnedEval;
+use crate::ab::{AbConfig, AlphaBeta, INF, Limits};
+use fanorona_eval::{LearnedEval, MATE};
 use fanorona_rules::game::action_index;
 use fanorona_rules::{Color, History, Outcome, Position, Turn, TurnMode};
 use fanorona_tb::Tablebase;
@@ -92,7 +92,7 @@ impl TurnGuard {
         }
     }
 
-    /// The same guard judging with a learned evaluation (see [`crate::learned`]; `None`:
+    /// The same guard judging with a learned evaluation (see [`fanorona_eval::learned`]; `None`:
     /// the hand-written one), its table's size kept.
     pub fn with_learned(mut self, learned: Option<Arc<LearnedEval>>) -> TurnGuard {
         let cfg = AbConfig {

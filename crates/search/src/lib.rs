@@ -21,35 +21,32 @@ pub mod bench;
 mod blend;
 pub mod book;
 mod descent;
-mod eval;
 mod evaluator;
 mod guard;
 pub mod judge;
-pub mod learned;
+pub mod labels;
 mod mcts;
 mod mcts_player;
 pub mod opening;
 mod player;
 pub mod settings;
-mod simd;
 mod tt;
-pub mod tune;
 
-pub use ab::{
-    AbConfig, AlphaBeta, Bound, DRAW_BAND, DRAW_PER_PIECE, Limits, MATE, MATE_BOUND, NodeLabel,
-    SearchParams, SearchResult, TB_WIN, result_score,
-};
+pub use ab::{AbConfig, AlphaBeta, Limits, NodeLabel, SearchParams, SearchResult};
 pub use analysis::{Analysis, analyse, analyse_telo, telo_solution};
 pub use blend::{AbBlend, BlendConfig, score_wdl};
 pub use descent::{Descent, DescentResult};
-pub use eval::{EvalWeights, evaluate};
 pub use evaluator::{Evaluator, RolloutEvaluator, UniformEvaluator, wdl_index};
 pub use guard::{GuardConfig, TurnGuard, next_actions};
-pub use learned::{LearnedEval, LearnedEvalError};
 pub use mcts::{GumbelConfig, Leaf, MIN_TIMED_SIMS, Mcts, MctsConfig, Oracle, TIMED_CHUNK};
 pub use mcts_player::{GUARD_TIME_SHARE, MctsPlayer, search_telo};
 pub use player::{
     AbPlayer, Choice, GameError, PlayedGame, Player, RandomPlayer, play_game, play_game_adjudicated,
 };
 pub use settings::{Overrides, SearchSettings, SettingsError};
-pub use tune::FitConfig;
+// The evaluations and the score scale the searches use (crate `fanorona-eval`), part of
+// this crate's own types (`AbConfig::learned`, `SearchResult::score`).
+pub use fanorona_eval::{
+    Bound, DRAW_BAND, DRAW_PER_PIECE, EvalWeights, LearnedEval, LearnedEvalError, MATE, MATE_BOUND,
+    TB_WIN, evaluate, result_score,
+};

@@ -98,7 +98,7 @@ impl<E: Evaluator<Position>> MctsPlayer<E> {
     }
 
     /// The same player whose alpha-beta searches (the guard's and the blend's) evaluate
-    /// with a learned evaluation (see [`crate::learned`]), whichever of
+    /// with a learned evaluation (see [`fanorona_eval::learned`]), whichever of
     /// [`MctsPlayer::with_guard`] and [`MctsPlayer::with_blend`] came first.
     pub fn with_ab_eval(mut self, learned: Option<Arc<LearnedEval>>) -> MctsPlayer<E> {
         self.ab_eval = learned.clone();

@@ -6,19 +6,8 @@
 //! at once fails the key check and reads as empty, so no lock is needed and a thread
 //! never acts on a mix of two entries.
 
+use fanorona_eval::Bound;
 use std::sync::atomic::{AtomicU8, AtomicU64, Ordering::Relaxed};
-
-/// Which bound a score is of a position's value: a search in a window (alpha, beta)
-/// that fails low learns an upper bound, one that fails high a lower bound.
-#[derive(Clone, Copy, PartialEq, Eq, Debug)]
-pub enum Bound {
-    /// The value itself.
-    Exact,
-    /// The value is at least the score.
-    Lower,
-    /// The value is at most the score.
-    Upper,
-}
 
 #[derive(Clone, Copy, Debug)]
 pub(crate) struct Entry {
@@ -156,8 +145,8 @@ mod tests {
         for &(score, depth, best, bound) in &[
             (0, 0, 0, Bound::Exact),
             (-1, 1, 1, Bound::Lower),
-            (crate::ab::MATE - 3, 100, 400, Bound::Upper),
-            (-(crate::ab::MATE - 3), 7, u16::MAX, Bound::Exact),
+            (fanorona_eval::MATE - 3, 100, 400, Bound::Upper),
+            (-(fanorona_eval::MATE - 3), 7, u16::MAX, Bound::Exact),
         ] {
             let e = Entry {
                 score,

@@ -10,7 +10,7 @@
 //! low). The labels go to a window of `train.replay_window`; the evaluation learns from
 //! random batches of it by the squared difference of win chances, one-sided for bounds,
 //! wins graded by the turns they take and draws at the quiet limit by the material
-//! (`fanorona_search::tune::graded_target`, `AbConfig::graded_draws`). No second search
+//! (`fanorona_eval::fit::graded_target`, `AbConfig::graded_draws`). No second search
 //! labels anything: the positions learned are those alpha-beta meets when it plays.
 //!
 //! From zero knowledge (`tree.init` empty) the evaluation has no hand-written base: its

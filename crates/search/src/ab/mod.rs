@@ -10,108 +10,20 @@
 //! clock keeps the best turn of the iteration it was in. Several threads search one
 //! position together over a shared lockless table (Lazy SMP).
 
-use crate::eval::{EvalWeights, evaluate};
-use crate::learned::{Accumulator, LearnedEval};
-pub use crate::tt::Bound;
+mod config;
+
 use crate::tt::Table;
-use fanorona_rules::{Color, History, Outcome, Position, Turn, TurnMode};
-use fanorona_tb::{Tablebase, Wdl};
+pub use config::{AbConfig, Limits, NodeLabel, SearchParams, SearchResult};
+use fanorona_eval::learned::Accumulator;
+use fanorona_eval::{Bound, MATE, MATE_BOUND, TB_WIN, evaluate, outcome_score};
+use fanorona_rules::{History, Position, Turn, TurnMode};
+use fanorona_tb::Wdl;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering::Relaxed};
-use std::time::Duration;
 use web_time::Instant;
 
-/// Score of a win found at the root: a win in `n` turns scores `MATE - n`.
-pub const MATE: i32 = 1_000_000;
 /// Beyond every score: the open window's bound.
 pub(crate) const INF: i32 = MATE + 1;
-/// Scores beyond this are forced wins or losses.
-pub const MATE_BOUND: i32 = MATE - 10_000;
-
-/// How much to search: every player's budget. Unset fields do not limit; with nothing
-/// set alpha-beta searches 6 turns deep.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub struct Limits {
-    /// Maximum depth in turns (alpha-beta).
-    pub depth: Option<u32>,
-    /// Stop after about this many nodes; for MCTS, simulations a decision (each step of a
-    /// chain, and the choice to end it, is one decision), the most a decision may use
-    /// when `time` is set too.
-    pub nodes: Option<u64>,
-    /// Stop after about this much time a turn (MCTS: the decisions of one turn share it).
-    pub time: Option<Duration>,
-}
-
-impl Limits {
-    /// A fixed number of MCTS simulations a decision.
-    pub fn sims(sims: u32) -> Limits {
-        Limits {
-            nodes: Some(sims.into()),
-            ..Limits::default()
-        }
-    }
-
-    /// The simulations an MCTS decision may use: `nodes`, else on a clock as many as it
-    /// allows (up to a million), else 400.
-    pub fn simulations(&self) -> u32 {
-        match (self.nodes, self.time) {
-            (Some(n), _) => n.min(u32::MAX.into()) as u32,
-            (None, Some(_)) => 1_000_000,
-            (None, None) => 400,
-        }
-    }
-}
-
-/// The engine's settings.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct AbConfig {
-    /// Transposition table size in MiB.
-    pub hash_mb: usize,
-    /// Evaluation weights.
-    pub weights: EvalWeights,
-    /// How many capture turns deep the quiescence search may go.
-    pub qsearch_depth: u32,
-    /// A learned correction of the evaluation (`None`: the hand-written one alone).
-    pub learned: Option<Arc<LearnedEval>>,
-    /// Threads searching together, sharing the table (Lazy SMP). With 1 the search is
-    /// deterministic for a given sequence of searches limited by depth or nodes.
-    pub threads: usize,
-    /// Selective search (reverse futility pruning, null move, late-move reductions and
-    /// pruning, aspiration windows, internal iterative reduction; `ab.rs`'s constants).
-    /// `false`: the full-width search, whose fixed-depth results are exact minimax (the
-    /// guard's bounds, books, labels and teachers of fixed depth rely on it).
-    pub selective: bool,
-    /// The selective search's constants (tuned; see [`SearchParams`]).
-    pub params: SearchParams,
-    /// Endgame tables: positions they cover score exactly ([`TB_WIN`] less the turns to
-    /// the next capture for a win), and a covered root plays the tables' best turn.
-    pub tb: Option<Arc<Tablebase>>,
-    /// Graded draws: a game drawn by the quiet limit scores [`DRAW_PER_PIECE`] for each
-    /// piece the side to move is ahead, within [`DRAW_BAND`], instead of 0, so that a
-    /// drawn line still says who was better (tree learning's searches; players keep
-    /// `false`).
-    pub graded_draws: bool,
-}
-
-/// Graded draws' score a piece ahead, hundredths of a piece.
-pub const DRAW_PER_PIECE: i32 = 10;
-/// Graded draws' largest score, either way.
-pub const DRAW_BAND: i32 = 50;
-
-/// A position an alpha-beta search searched, with what it learned of its value: the
-/// labels of tree learning (TreeStrap), from every node searched full width to at least
-/// the recorder's depth ([`AlphaBeta::record_labels`]).
-#[derive(Clone, Copy, Debug, PartialEq)]
-pub struct NodeLabel {
-    /// The position (a whole turn's, no chain in progress).
-    pub position: Position,
-    /// Its score for the side to move; a mate score counts the turns from this position.
-    pub score: i32,
-    /// Which bound of the value `score` is.
-    pub bound: Bound,
-    /// The depth in turns it was searched to.
-    pub depth: u8,
-}
 
 /// What [`AlphaBeta::record_labels`] keeps.
 #[derive(Debug)]
@@ -119,52 +31,6 @@ struct Recorder {
     min_depth: i32,
     max_quiet: u16,
     labels: Vec<NodeLabel>,
-}
-
-impl Default for AbConfig {
-    fn default() -> Self {
-        AbConfig {
-            hash_mb: 32,
-            weights: EvalWeights::default(),
-            qsearch_depth: 6,
-            learned: None,
-            threads: 1,
-            selective: true,
-            params: SearchParams::default(),
-            tb: None,
-            graded_draws: false,
-        }
-    }
-}
-
-/// What a search found.
-#[derive(Clone, Debug, PartialEq)]
-pub struct SearchResult {
-    /// The best turn of the deepest completed iteration (`None`: no legal turn).
-    pub best: Option<Turn>,
-    /// Its score for the side to move, in hundredths of a piece (or mate scores).
-    pub score: i32,
-    /// The principal variation, the best turn first.
-    pub pv: Vec<Turn>,
-    /// Depth of the deepest completed iteration.
-    pub depth: u32,
-    /// Nodes searched (every position visited, quiescence included).
-    pub nodes: u64,
-    /// Seconds spent.
-    pub seconds: f64,
-}
-
-impl SearchResult {
-    /// Turns to a forced win (positive) or loss (negative), if the score is a mate score.
-    pub fn mate_in(&self) -> Option<i32> {
-        if self.score > MATE_BOUND {
-            Some(MATE - self.score)
-        } else if self.score < -MATE_BOUND {
-            Some(-(MATE + self.score))
-        } else {
-            None
-        }
-    }
 }
 
 /// The alpha-beta engine. Keeps its transposition table between searches of one game;
@@ -231,39 +97,6 @@ const LMR_MOVE: usize = 3;
 /// Aspiration window at the root from this depth ([`SearchParams::asp_window`]).
 const ASP_DEPTH: u32 = 4;
 
-/// The selective search's tuned constants. They are constants of the engine, not
-/// options of its specs: the defaults are what the measurements chose, and a field is
-/// public only so that a tuner (`crates/search/examples/spsa.rs`) can vary it.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct SearchParams {
-    /// Reverse futility margin a remaining turn, hundredths of a piece.
-    pub rfp_margin: i32,
-    /// Null move's reduction: `nmp_base + depth / nmp_div` turns beyond the one it plays.
-    pub nmp_base: i32,
-    /// See `nmp_base`.
-    pub nmp_div: i32,
-    /// Late-move pruning: `lmp_base + depth^2` turns searched at most.
-    pub lmp_base: i32,
-    /// Late-move reduction `0.5 + ln(depth) ln(move) x lmr_percent / 100` turns.
-    pub lmr_percent: i32,
-    /// Aspiration window's half-width at the root, hundredths of a piece.
-    pub asp_window: i32,
-}
-
-impl Default for SearchParams {
-    /// SPSA's values (1 200 game pairs at 10 ms a turn; against the hand-set ones, 60, 2,
-    /// 4, 4, 50 and 30, +12 [-22, +46] Elo over 400 book games at 50 ms: experiments/ab68).
-    fn default() -> Self {
-        SearchParams {
-            rfp_margin: 54,
-            nmp_base: 1,
-            nmp_div: 4,
-            lmp_base: 4,
-            lmr_percent: 58,
-            asp_window: 34,
-        }
-    }
-}
 /// Internal iterative reduction: a node without a table move from this depth searches
 /// one turn shallower.
 const IIR_DEPTH: i32 = 4;
@@ -980,44 +813,12 @@ fn quiet_key(t: &Turn) -> u16 {
     ((t.from().0 as u16 + 1) << 8) | t.to().0 as u16
 }
 
-/// The score of a tablebase win (less the turns to the next capture): above every
-/// evaluation, below the mate scores.
-pub const TB_WIN: i32 = MATE_BOUND - 10_000;
-
 /// The score of a tables' result with `dtc` turns to the next capture.
 pub(crate) fn tb_score(w: Wdl, dtc: u8) -> i32 {
     match w {
         Wdl::Win => TB_WIN - i32::from(dtc),
         Wdl::Draw => 0,
         Wdl::Loss => -(TB_WIN - i32::from(dtc)),
-    }
-}
-
-/// The score of a game's result for the side to move of a position `turns` turns before
-/// its end: a win or loss as a mate in `turns`, a draw as 0, or (`graded`) a draw at the
-/// quiet limit by the material of the game's last position `last`, as the searches
-/// score it. What the game's own outcome says of the positions it passed through.
-pub fn result_score(o: Outcome, mover: Color, last: &Position, turns: u32, graded: bool) -> i32 {
-    match o {
-        Outcome::Win(c) if c == mover => MATE - turns as i32,
-        Outcome::Win(_) => -(MATE - turns as i32),
-        Outcome::Draw => {
-            let s = outcome_score(o, last, 0, graded);
-            if last.side_to_move() == mover { s } else { -s }
-        }
-    }
-}
-
-pub(crate) fn outcome_score(o: Outcome, pos: &Position, ply: usize, graded: bool) -> i32 {
-    match o {
-        Outcome::Draw if graded && pos.quiet() >= pos.rules().fanorona_quiet_limit() => {
-            let me = pos.side_to_move();
-            let ahead = pos.pieces(me).count() as i32 - pos.pieces(me.other()).count() as i32;
-            (DRAW_PER_PIECE * ahead).clamp(-DRAW_BAND, DRAW_BAND)
-        }
-        Outcome::Draw => 0,
-        Outcome::Win(c) if c == pos.side_to_move() => MATE - ply as i32,
-        Outcome::Win(_) => -(MATE - ply as i32),
     }
 }
 
@@ -1045,6 +846,7 @@ fn score_from_tt(s: i32, ply: usize) -> i32 {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use fanorona_eval::{EvalWeights, LearnedEval};
     use fanorona_rules::{RuleOptions, Variant};
 
     /// Every leaf's score is checked against the one added up from scratch (in

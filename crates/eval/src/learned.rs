@@ -11,7 +11,7 @@
 //! added to the hand-written score; a network whose last layer is zero is that score
 //! exactly, which is where [`LearnedEval::new`] starts.
 //!
-//! [`LearnedEval::fit`] ([`crate::tune`]) fits it to positions that deeper searches
+//! [`LearnedEval::fit`] ([`crate::fit`]) fits it to positions that deeper searches
 //! scored, in floating point. The engine evaluates it in 16-bit integers, as NNUE engines
 //! do: an [`Accumulator`] of the board's part of the hidden sums updated by the points a
 //! turn changes, and at each leaf four rows for the counts, the ReLU and the output's dot
@@ -20,7 +20,7 @@
 //! (the tests bound every position's difference). The file format is plain text
 //! ([`LearnedEval::to_text`]), a header then the weights.
 
-use crate::eval::{EvalWeights, evaluate_with};
+use crate::handwritten::{EvalWeights, evaluate_with};
 use crate::simd::{self, EXTRA as COUNTS, LANES, Level};
 use fanorona_rules::{Bitboard, Color, Position, StepFeatures, Variant};
 use rand::rngs::SmallRng;
@@ -468,9 +468,9 @@ impl LearnedEval {
         );
     }
 
-    /// A network with random weights throughout, every input mattering (for tests).
-    #[cfg(test)]
-    pub(crate) fn random(variant: Variant, hidden: usize, seed: u64) -> LearnedEval {
+    /// A network with random weights throughout, every input mattering (for tests of the
+    /// searches that call it: a zero last layer would hide their mistakes).
+    pub fn random(variant: Variant, hidden: usize, seed: u64) -> LearnedEval {
         let mut e = LearnedEval::new(variant, hidden, seed);
         let mut rng = SmallRng::seed_from_u64(seed ^ 0x5EED);
         for x in e.w2.iter_mut().chain(e.b1.iter_mut()) {
@@ -592,7 +592,7 @@ impl LearnedEval {
     /// accumulate), or the hand-written one for another board.
     fn evaluate_whole(&self, pos: &Position, weights: &EvalWeights) -> i32 {
         if pos.variant() != self.variant {
-            return crate::eval::evaluate(pos, weights);
+            return crate::handwritten::evaluate(pos, weights);
         }
         let x = self.inputs(pos, weights, false);
         let y = self.output(&x, &mut vec![0.0; self.hidden]);
