@@ -1,5 +1,6 @@
 //! The binary's contract: command names, flags, `--json` fields, exit codes.
 
+use fanorona_testkit::{repo_file, scratch};
 use std::process::{Command, Output};
 
 fn fanorona(args: &[&str]) -> Output {
@@ -404,21 +405,10 @@ fn bench_json_lines() {
 }
 
 fn fanorona_stdin(args: &[&str], input: &str) -> Output {
-    use std::io::Write;
-    let mut child = Command::new(env!("CARGO_BIN_EXE_fanorona"))
-        .args(args)
-        .stdin(std::process::Stdio::piped())
-        .stdout(std::process::Stdio::piped())
-        .stderr(std::process::Stdio::piped())
-        .spawn()
-        .expect("runs");
-    child
-        .stdin
-        .take()
-        .unwrap()
-        .write_all(input.as_bytes())
-        .unwrap();
-    child.wait_with_output().unwrap()
+    fanorona_testkit::run_with_input(
+        Command::new(env!("CARGO_BIN_EXE_fanorona")).args(args),
+        input,
+    )
 }
 
 #[test]
@@ -941,21 +931,10 @@ fn bench_nn_and_mcts_json() {
     assert!(stderr(&o).contains("--minimax"), "{}", stderr(&o));
 }
 
-fn repo_file(rel: &str) -> String {
-    format!("{}/../../{rel}", env!("CARGO_MANIFEST_DIR"))
-}
-
 /// A fresh folder with the smoke config's two generations trained as run `run`
 /// (checkpoints under `c/`, experiments under `e/`).
 fn smoke_run(name: &str, run: &str) -> std::path::PathBuf {
     smoke_run_with(name, run, &[])
-}
-
-/// A fresh temporary folder for a test's files, `fanorona-<name>-<pid>`.
-fn scratch(name: &str) -> std::path::PathBuf {
-    let root = std::env::temp_dir().join(format!("fanorona-{name}-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&root);
-    root
 }
 
 /// The arguments of `fanorona train --config <config> --run <run>` with checkpoints in

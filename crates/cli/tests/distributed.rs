@@ -5,21 +5,11 @@
 //! chunk, two workers with one ID. Each ends with the learner's sample count equal to
 //! what the games it consumed produced.
 
+use fanorona_testkit::{repo_file, scratch};
 use fanorona_train::distributed::{Ledger, decode_chunk, parse_chunk_key};
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Output, Stdio};
 use std::time::{Duration, Instant};
-
-fn repo_file(rel: &str) -> String {
-    format!("{}/../../{rel}", env!("CARGO_MANIFEST_DIR"))
-}
-
-fn tmp(name: &str) -> PathBuf {
-    let d = std::env::temp_dir().join(format!("fanorona-dist-{name}-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&d);
-    std::fs::create_dir_all(&d).unwrap();
-    d
-}
 
 /// A child process killed when dropped.
 struct Proc(Child);
@@ -163,7 +153,7 @@ fn check_counts(run_dir: &Path, run: &str) -> (u64, u64) {
 
 #[test]
 fn the_smoke_example_over_a_folder_store() {
-    let dir = tmp("smoke");
+    let dir = scratch("smoke");
     let url = format!("file://{}", dir.join("store").display());
     let config = repo_file("configs/smoke.toml");
     let common = |role: &str| run_args(role, &url, &config, &[]);
@@ -245,7 +235,7 @@ fn the_smoke_example_over_a_folder_store() {
 
 #[test]
 fn two_workers_with_one_id_are_detected() {
-    let dir = tmp("same-id");
+    let dir = scratch("same-id");
     let url = format!("file://{}", dir.join("store").display());
     let config = repo_file("configs/smoke.toml");
     let l = spawn(
@@ -386,7 +376,7 @@ impl Drop for S3Server {
 
 #[test]
 fn faults_over_an_s3_server_lose_nothing_and_count_nothing_twice() {
-    let dir = tmp("s3");
+    let dir = scratch("s3");
     let root = dir.join("s3");
     std::fs::create_dir_all(root.join("bucket")).unwrap();
     let mut server = S3Server::start(&root, 0);
@@ -473,7 +463,7 @@ fn faults_over_an_s3_server_lose_nothing_and_count_nothing_twice() {
 /// learner drops nothing, and every game they finished is in the store, counted once.
 #[test]
 fn workers_faster_than_the_learner_lose_no_game_over_s3() {
-    let dir = tmp("fast");
+    let dir = scratch("fast");
     let root = dir.join("s3");
     std::fs::create_dir_all(root.join("bucket")).unwrap();
     let server = S3Server::start(&root, 0);
@@ -549,7 +539,7 @@ fn workers_faster_than_the_learner_lose_no_game_over_s3() {
 /// bucket (for the worker, not "no model yet"), a wrong secret, an unknown access key.
 #[test]
 fn permanent_store_errors_end_the_command_at_once() {
-    let dir = tmp("permanent");
+    let dir = scratch("permanent");
     let root = dir.join("s3");
     std::fs::create_dir_all(root.join("bucket")).unwrap();
     let server = S3Server::start(&root, 0);
@@ -617,7 +607,7 @@ fn permanent_store_errors_end_the_command_at_once() {
 #[test]
 #[ignore]
 fn throughput_of_one_and_two_workers() {
-    let dir = tmp("throughput");
+    let dir = scratch("throughput");
     let root = dir.join("s3");
     std::fs::create_dir_all(root.join("bucket")).unwrap();
     let server = S3Server::start(&root, 0);

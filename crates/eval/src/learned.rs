@@ -763,22 +763,7 @@ pub(crate) mod tests {
     }
 
     fn positions_of(variant: Variant, n: usize, seed: u64) -> Vec<Position> {
-        let mut rng = SmallRng::seed_from_u64(seed);
-        let mut out = Vec::new();
-        while out.len() < n {
-            let mut pos = Position::start(variant, RuleOptions::default());
-            for _ in 0..rng.random_range(0..20) {
-                let turns = pos.turns(TurnMode::Distinct);
-                if turns.is_empty() {
-                    break;
-                }
-                pos.play_unchecked(&turns[rng.random_range(0..turns.len())]);
-            }
-            if pos.has_turn() {
-                out.push(pos);
-            }
-        }
-        out
+        fanorona_testkit::random_positions(variant, n, 20, seed)
     }
 
     /// The score of `pos` in floating point ([`LearnedEval::output`]) and the most the

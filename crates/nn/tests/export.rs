@@ -14,36 +14,11 @@ use fanorona_nn::{Batch, CheckpointError, Net, NetConfig, NetEvaluator, Trainer}
 use fanorona_rules::telo::TeloPosition;
 use fanorona_rules::{Position, RuleOptions, Variant, num_actions};
 use fanorona_sim::{Encode, num_planes};
+use fanorona_testkit::{max_diff, random_planes, scratch};
 use rand::rngs::SmallRng;
 use rand::{RngExt, SeedableRng};
 use std::path::{Path, PathBuf};
 use std::process::Command;
-
-fn tmpdir(name: &str) -> PathBuf {
-    let d = std::env::temp_dir().join(format!("fanorona-export-{name}-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&d);
-    std::fs::create_dir_all(&d).unwrap();
-    d
-}
-
-/// Observations of `n` positions met in random games from the start.
-fn random_planes<G: Encode>(start: G, n: usize, seed: u64) -> Vec<f32> {
-    let mut rng = SmallRng::seed_from_u64(seed);
-    let size = num_planes(start.variant()) * start.variant().points();
-    let mut out = vec![0.0; n * size];
-    let mut g = start.clone();
-    let mut legal = Vec::new();
-    for chunk in out.chunks_exact_mut(size) {
-        g.legal_actions(&mut legal);
-        if legal.is_empty() {
-            g = start.clone();
-            g.legal_actions(&mut legal);
-        }
-        g.encode(chunk);
-        g.apply(legal[rng.random_range(0..legal.len())]);
-    }
-    out
-}
 
 /// A small network after a few training steps on random targets, so that the weights
 /// and the batch-norm statistics are not their initial values, saved as a checkpoint.
@@ -121,17 +96,9 @@ fn check_with_onnxruntime(folder: &Path) {
     assert!(out.contains("onnxruntime"), "{out}");
 }
 
-fn max_diff(a: &[f32], b: &[f32]) -> f32 {
-    assert_eq!(a.len(), b.len());
-    a.iter()
-        .zip(b)
-        .map(|(x, y)| (x - y).abs())
-        .fold(0.0, f32::max)
-}
-
 fn check_variant<G: Encode>(start: G, n: usize) {
     let v = start.variant();
-    let root = tmpdir(v.name());
+    let root = scratch(v.name());
     let planes = random_planes(start, n, 11);
     let (ckpt, cfg) = trained_checkpoint(v, &root, &planes);
     let out = root.join("export");
@@ -280,7 +247,7 @@ fn telo_export_matches_burn() {
 
 #[test]
 fn only_the_formats_asked_for_are_written() {
-    let root = tmpdir("formats");
+    let root = scratch("formats");
     let planes = random_planes(Position::start(Variant::Dimy, RuleOptions::default()), 8, 1);
     let (ckpt, _) = trained_checkpoint(Variant::Dimy, &root, &planes);
     let out = root.join("st");
@@ -305,7 +272,7 @@ fn only_the_formats_asked_for_are_written() {
 
 #[test]
 fn bad_checkpoints_are_refused_with_a_message() {
-    let root = tmpdir("bad");
+    let root = scratch("bad");
     let out = root.join("out");
     let device = Device::flex();
     // Missing.

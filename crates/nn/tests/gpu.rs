@@ -11,7 +11,7 @@ use fanorona_nn::checkpoint::{self, CheckpointMeta, FORMAT, NetShape};
 use fanorona_nn::{Batch, Net, NetConfig, NetEvaluator, Trainer};
 use fanorona_rules::telo::TeloPosition;
 use fanorona_rules::{Position, RuleOptions, Variant};
-use fanorona_sim::Encode;
+use fanorona_testkit::{max_diff, random_planes};
 use rand::rngs::SmallRng;
 use rand::{RngExt, SeedableRng};
 use std::path::PathBuf;
@@ -28,38 +28,11 @@ fn gpu() -> Option<Device> {
     Some(Device::wgpu(DeviceKind::DefaultDevice))
 }
 
-/// Observations of `n` positions met in random games from the start.
-fn planes_of<G: Encode>(start: G, n: usize, seed: u64) -> Vec<f32> {
-    let mut rng = SmallRng::seed_from_u64(seed);
-    let size = fanorona_sim::num_planes(start.variant()) * start.variant().points();
-    let mut out = vec![0.0; n * size];
-    let mut g = start.clone();
-    let mut legal = Vec::new();
-    for chunk in out.chunks_exact_mut(size) {
-        g.legal_actions(&mut legal);
-        if legal.is_empty() {
-            g = start.clone();
-            g.legal_actions(&mut legal);
-        }
-        g.encode(chunk);
-        g.apply(legal[rng.random_range(0..legal.len())]);
-    }
-    out
-}
-
 fn planes(v: Variant, n: usize) -> Vec<f32> {
     match v {
-        Variant::Telo => planes_of(TeloPosition::start(RuleOptions::default()), n, 3),
-        _ => planes_of(Position::start(v, RuleOptions::default()), n, 3),
+        Variant::Telo => random_planes(TeloPosition::start(RuleOptions::default()), n, 3),
+        _ => random_planes(Position::start(v, RuleOptions::default()), n, 3),
     }
-}
-
-fn max_diff(a: &[f32], b: &[f32]) -> f32 {
-    assert_eq!(a.len(), b.len());
-    a.iter()
-        .zip(b)
-        .map(|(x, y)| (x - y).abs())
-        .fold(0.0, f32::max)
 }
 
 /// A small trained network of `v`, saved and read back on `device`.

@@ -8,16 +8,10 @@ use fanorona_nn::{
 use fanorona_rules::{Game, History, Position, RuleOptions, Variant};
 use fanorona_search::{Evaluator, MctsConfig, Player};
 use fanorona_sim::{Encode, num_planes};
+use fanorona_testkit::scratch;
 
 fn small(v: Variant) -> NetConfig {
     NetConfig::for_variant(v).with_blocks(1).with_channels(8)
-}
-
-fn tmpdir(name: &str) -> std::path::PathBuf {
-    let d = std::env::temp_dir().join(format!("fanorona-nn-{name}-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&d);
-    std::fs::create_dir_all(&d).unwrap();
-    d
 }
 
 fn meta(v: Variant, cfg: &NetConfig, generation: u64) -> CheckpointMeta {
@@ -67,7 +61,7 @@ fn a_save_stopped_between_its_renames_is_recovered() {
     let device = Device::flex();
     let cfg = small(Variant::Dimy);
     let net = cfg.init(&device);
-    let run = tmpdir("interrupted");
+    let run = scratch("interrupted");
     let gen_of = |p: &std::path::Path| checkpoint::read_meta(p).unwrap().generation;
     // Generation 1 was in place; the save of generation 2 into the same folder wrote its
     // `.tmp` and moved the old folder aside, then stopped.
@@ -116,7 +110,7 @@ fn checkpoints_round_trip_and_refuse_bad_input() {
     let device = Device::flex();
     let cfg = small(Variant::Dimy);
     let net = cfg.init(&device);
-    let run = tmpdir("ckpt");
+    let run = scratch("ckpt");
     let dir = run.join("00001");
     checkpoint::save(&dir, &net, None, &meta(Variant::Dimy, &cfg, 1)).unwrap();
     assert!(
@@ -167,7 +161,7 @@ fn checkpoints_round_trip_and_refuse_bad_input() {
         checkpoint::load(&run.join("missing"), &device, None, None),
         Err(CheckpointError::Io { .. })
     ));
-    let empty = tmpdir("empty");
+    let empty = scratch("empty");
     assert!(matches!(
         checkpoint::resolve(&empty),
         Err(CheckpointError::NotFound(_))
@@ -183,7 +177,7 @@ fn checkpoints_round_trip_and_refuse_bad_input() {
 fn damaged_checkpoints_are_refused_naming_the_file() {
     let device = Device::flex();
     let cfg = small(Variant::Dimy);
-    let run = tmpdir("lie");
+    let run = scratch("lie");
     let dir = run.join("00001");
     checkpoint::save(
         &dir,
@@ -257,7 +251,7 @@ fn training_lowers_the_loss_and_the_optimizer_is_saved() {
     assert!(last.policy < first.policy * 0.5, "{first:?} -> {last:?}");
     assert!(last.value < first.value * 0.5, "{first:?} -> {last:?}");
     assert_eq!(t.step, 31);
-    let dir = tmpdir("optim").join("00003");
+    let dir = scratch("optim").join("00003");
     checkpoint::save(
         &dir,
         &t.inference_net(),
@@ -315,7 +309,7 @@ fn the_ownership_head_trains_the_tower_and_round_trips() {
     // Inference is the same two heads; the saved network keeps its third.
     let net = t.inference_net();
     assert!(net.has_ownership());
-    let run = tmpdir("ownership");
+    let run = scratch("ownership");
     checkpoint::save(&run.join("00001"), &net, None, &meta(v, &cfg, 1)).unwrap();
     let (loaded, m, _) = checkpoint::load(&run, &device, Some(v), Some(&cfg)).unwrap();
     assert!(m.net.ownership && loaded.has_ownership());
@@ -350,7 +344,7 @@ fn checkpoints_from_before_the_ownership_head_load_without_one() {
     let device = Device::flex();
     let v = Variant::Dimy;
     let cfg = small(v);
-    let run = tmpdir("old-meta");
+    let run = scratch("old-meta");
     let dir = run.join("00001");
     checkpoint::save(&dir, &cfg.init(&device), None, &meta(v, &cfg, 1)).unwrap();
     let text = std::fs::read_to_string(dir.join("meta.json")).unwrap();

@@ -1,29 +1,10 @@
 //! Move generation allocates nothing once its buffers have grown (a counting allocator).
-#![allow(unsafe_code)] // a GlobalAlloc wrapper needs it; it only counts and forwards
 
 use fanorona_rules::{Action, PlayoutBuffer, Position, RuleOptions, TurnMode, Variant, playout};
-use std::alloc::{GlobalAlloc, Layout, System};
-use std::sync::atomic::{AtomicUsize, Ordering};
-
-struct Counting;
-static ALLOCS: AtomicUsize = AtomicUsize::new(0);
-
-unsafe impl GlobalAlloc for Counting {
-    unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
-        ALLOCS.fetch_add(1, Ordering::Relaxed);
-        unsafe { System.alloc(layout) }
-    }
-    unsafe fn dealloc(&self, ptr: *mut u8, layout: Layout) {
-        unsafe { System.dealloc(ptr, layout) }
-    }
-    unsafe fn realloc(&self, ptr: *mut u8, layout: Layout, new_size: usize) -> *mut u8 {
-        ALLOCS.fetch_add(1, Ordering::Relaxed);
-        unsafe { System.realloc(ptr, layout, new_size) }
-    }
-}
+use fanorona_testkit::Counting;
 
 #[global_allocator]
-static GLOBAL: Counting = Counting;
+static ALLOC: Counting = Counting::new();
 
 #[test]
 fn generation_does_not_allocate_once_warm() {
@@ -62,9 +43,9 @@ fn generation_does_not_allocate_once_warm() {
         n
     };
     games(&mut turns, &mut actions, &mut playouts);
-    let before = ALLOCS.load(Ordering::Relaxed);
+    let before = ALLOC.allocations();
     let n = games(&mut turns, &mut actions, &mut playouts);
-    let after = ALLOCS.load(Ordering::Relaxed);
+    let after = ALLOC.allocations();
     assert!(n > 10_000, "generated {n} turns");
     assert_eq!(after - before, 0, "allocations during generation");
 }

@@ -134,26 +134,10 @@ pub fn label_games(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use fanorona_rules::{RuleOptions, TurnMode, Variant};
+    use fanorona_rules::Variant;
 
-    /// `n` fanoron-dimy positions after up to 20 random turns.
     fn positions(n: usize, seed: u64) -> Vec<Position> {
-        let mut rng = SmallRng::seed_from_u64(seed);
-        let mut out = Vec::new();
-        while out.len() < n {
-            let mut pos = Position::start(Variant::Dimy, RuleOptions::default());
-            for _ in 0..rng.random_range(0..20) {
-                let turns = pos.turns(TurnMode::Distinct);
-                if turns.is_empty() {
-                    break;
-                }
-                pos.play_unchecked(&turns[rng.random_range(0..turns.len())]);
-            }
-            if pos.has_turn() {
-                out.push(pos);
-            }
-        }
-        out
+        fanorona_testkit::random_positions(Variant::Dimy, n, 20, seed)
     }
 
     #[test]

@@ -1,30 +1,11 @@
 //! Stepping the batch allocates nothing once warm (a counting allocator).
-#![allow(unsafe_code)] // a GlobalAlloc wrapper needs it; it only counts and forwards
 
 use fanorona_rules::{Position, RuleOptions, Variant};
 use fanorona_sim::BatchSim;
-use std::alloc::{GlobalAlloc, Layout, System};
-use std::sync::atomic::{AtomicUsize, Ordering};
-
-struct Counting;
-static ALLOCS: AtomicUsize = AtomicUsize::new(0);
-
-unsafe impl GlobalAlloc for Counting {
-    unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
-        ALLOCS.fetch_add(1, Ordering::Relaxed);
-        unsafe { System.alloc(layout) }
-    }
-    unsafe fn dealloc(&self, ptr: *mut u8, layout: Layout) {
-        unsafe { System.dealloc(ptr, layout) }
-    }
-    unsafe fn realloc(&self, ptr: *mut u8, layout: Layout, new_size: usize) -> *mut u8 {
-        ALLOCS.fetch_add(1, Ordering::Relaxed);
-        unsafe { System.realloc(ptr, layout, new_size) }
-    }
-}
+use fanorona_testkit::Counting;
 
 #[global_allocator]
-static GLOBAL: Counting = Counting;
+static ALLOC: Counting = Counting::new();
 
 #[test]
 fn steps_do_not_allocate() {
@@ -53,9 +34,9 @@ fn steps_do_not_allocate() {
             run(50);
             let mut counts = Vec::with_capacity(5);
             for _ in 0..5 {
-                let before = ALLOCS.load(Ordering::Relaxed);
+                let before = ALLOC.allocations();
                 run(200);
-                counts.push(ALLOCS.load(Ordering::Relaxed) - before);
+                counts.push(ALLOC.allocations() - before);
                 if counts.last() == Some(&0) {
                     break;
                 }

@@ -57,12 +57,12 @@ impl RunState {
 pub trait Progress {
     /// A line for the person watching.
     fn message(&mut self, line: &str);
-    /// Self-play of a generation starts.
-    fn selfplay_started(&mut self, generation: u64, games: usize);
+    /// Self-play of a generation starts (by default: nothing to show).
+    fn selfplay_started(&mut self, _generation: u64, _games: usize) {}
     /// `n` games of the generation are finished.
-    fn game_finished(&mut self, n: usize);
+    fn game_finished(&mut self, _n: usize) {}
     /// Self-play of the generation is over.
-    fn selfplay_finished(&mut self);
+    fn selfplay_finished(&mut self) {}
 }
 
 /// A progress reporter that says nothing.
@@ -71,9 +71,13 @@ pub struct Quiet;
 
 impl Progress for Quiet {
     fn message(&mut self, _: &str) {}
-    fn selfplay_started(&mut self, _: u64, _: usize) {}
-    fn game_finished(&mut self, _: usize) {}
-    fn selfplay_finished(&mut self) {}
+}
+
+/// Keeps the messages, one line each (what tests and callers that show them later use).
+impl Progress for Vec<String> {
+    fn message(&mut self, line: &str) {
+        self.push(line.to_string());
+    }
 }
 
 /// Why a run stopped early.

@@ -1,9 +1,10 @@
 //! The training loop end to end on a tiny config: checkpoints, metrics, records, resume.
 
 use fanorona_nn::burn::prelude::Device;
+use fanorona_testkit::scratch;
 use fanorona_train::records::{read_games, read_samples};
 use fanorona_train::{Quiet, RunOptions, RunState, TrainConfig, TrainError, train};
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 fn tiny(variant: &str, generations: u64) -> TrainConfig {
     let set: Vec<String> = [
@@ -42,43 +43,22 @@ fn options(cfg: TrainConfig, root: &Path, run: &str) -> RunOptions {
     }
 }
 
-fn tmp(name: &str) -> PathBuf {
-    let d = std::env::temp_dir().join(format!("fanorona-train-{name}-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&d);
-    std::fs::create_dir_all(&d).unwrap();
-    d
-}
-
 fn state(dir: &Path) -> RunState {
     RunState::read(dir).unwrap()
 }
 
-/// Keeps the run's messages.
-#[derive(Default)]
-struct Log(Vec<String>);
-
-impl fanorona_train::Progress for Log {
-    fn message(&mut self, line: &str) {
-        self.0.push(line.to_string());
-    }
-    fn selfplay_started(&mut self, _: u64, _: usize) {}
-    fn game_finished(&mut self, _: usize) {}
-    fn selfplay_finished(&mut self) {}
-}
-
 #[test]
 fn a_bootstrapped_run_learns_from_the_engine_first_and_only_once() {
-    let root = tmp("bootstrap");
+    let root = scratch("bootstrap");
     let mut cfg = tiny_warm("dimy", 1);
-    let mut log = Log::default();
+    let mut log = Vec::<String>::new();
     let s = train(&options(cfg.clone(), &root, "b"), &mut log).unwrap();
     assert_eq!(s.state.generation, 1);
     assert!(
-        log.0
-            .iter()
+        log.iter()
             .any(|m| m.starts_with("bootstrap: 4 games of ab:depth=1")),
         "{:?}",
-        log.0
+        log
     );
     // Checkpoint 0 holds the network trained on the engine's games, and its window.
     let ck = root.join("checkpoints/b");
@@ -92,22 +72,18 @@ fn a_bootstrapped_run_learns_from_the_engine_first_and_only_once() {
     assert_eq!(s.state.games, 4);
     // Resuming goes on from generation 1 without playing the engine's games again.
     cfg.run.generations = 2;
-    let mut log = Log::default();
+    let mut log = Vec::<String>::new();
     let s2 = train(&options(cfg, &root, "b"), &mut log).unwrap();
     assert_eq!(s2.state.generation, 2);
     assert_eq!(s2.state.games, 8);
-    assert!(
-        !log.0.iter().any(|m| m.starts_with("bootstrap")),
-        "{:?}",
-        log.0
-    );
+    assert!(!log.iter().any(|m| m.starts_with("bootstrap")), "{:?}", log);
     assert!(s2.state.steps > zero.steps);
     std::fs::remove_dir_all(&root).ok();
 }
 
 #[test]
 fn a_run_still_at_its_warm_start_continues_it_with_more_games() {
-    let root = tmp("more");
+    let root = scratch("more");
     let mut cfg = tiny_warm("dimy", 1);
     cfg.bootstrap.games = 32;
     train(&options(cfg.clone(), &root, "m"), &mut Quiet).unwrap();
@@ -119,17 +95,13 @@ fn a_run_still_at_its_warm_start_continues_it_with_more_games() {
     // Asking for more games (a change the run accepts) plays games 32 to 40 on the same
     // network, then goes on with self-play.
     cfg.bootstrap.games = 40;
-    let mut log = Log::default();
+    let mut log = Vec::<String>::new();
     let s = train(&options(cfg.clone(), &root, "m"), &mut log).unwrap();
     for line in [
         "continuing the warm start: games 32 to 40",
         "bootstrap: 8 games of ab:depth=1 (games 32 to 40)",
     ] {
-        assert!(
-            log.0.iter().any(|m| m.starts_with(line)),
-            "{line}: {:?}",
-            log.0
-        );
+        assert!(log.iter().any(|m| m.starts_with(line)), "{line}: {:?}", log);
     }
     let zero = state(&ck.join("00000"));
     assert_eq!(zero.bootstrap_games, Some(40));
@@ -142,21 +114,20 @@ fn a_run_still_at_its_warm_start_continues_it_with_more_games() {
     assert_eq!(s.state.generation, 1);
     // Done: resuming again does not go back to the engine.
     cfg.run.generations = 2;
-    let mut log = Log::default();
+    let mut log = Vec::<String>::new();
     train(&options(cfg, &root, "m"), &mut log).unwrap();
     assert!(
-        !log.0
-            .iter()
+        !log.iter()
             .any(|m| m.starts_with("bootstrap") || m.starts_with("continuing")),
         "{:?}",
-        log.0
+        log
     );
     std::fs::remove_dir_all(&root).ok();
 }
 
 #[test]
 fn the_warm_start_trains_as_the_games_arrive_and_takes_the_steps_it_owes() {
-    let root = tmp("warm");
+    let root = scratch("warm");
     let zero = |overlap: bool| {
         let mut cfg = tiny("dimy", 1);
         // Two chunks of games (32 a chunk), so that training starts before the last.
@@ -165,10 +136,10 @@ fn the_warm_start_trains_as_the_games_arrive_and_takes_the_steps_it_owes() {
         cfg.bootstrap.epochs = 1.5;
         cfg.bootstrap.overlap = overlap;
         let run = format!("w{overlap}");
-        let mut log = Log::default();
+        let mut log = Vec::<String>::new();
         train(&options(cfg, &root, &run), &mut log).unwrap();
         let zero = state(&root.join("checkpoints").join(&run).join("00000"));
-        (zero, log.0)
+        (zero, log)
     };
     let (streamed, log) = zero(true);
     let (batched, _) = zero(false);
@@ -188,7 +159,7 @@ fn the_warm_start_trains_as_the_games_arrive_and_takes_the_steps_it_owes() {
 
 #[test]
 fn runs_checkpoints_and_resumes() {
-    let root = tmp("resume");
+    let root = scratch("resume");
     let s = train(&options(tiny("dimy", 2), &root, "r"), &mut Quiet).unwrap();
     assert_eq!(s.state.generation, 2);
     assert_eq!(s.state.games, 8);
@@ -271,37 +242,28 @@ fn runs_checkpoints_and_resumes() {
 
 #[test]
 fn a_damaged_replay_window_is_reported_not_used() {
-    let root = tmp("damaged");
+    let root = scratch("damaged");
     train(&options(tiny("telo", 1), &root, "d"), &mut Quiet).unwrap();
     let rb = root.join("checkpoints/d/00001/replay.bin");
     let mut bytes = std::fs::read(&rb).unwrap();
     let mid = bytes.len() / 2;
     bytes[mid] ^= 0xFF;
     std::fs::write(&rb, bytes).unwrap();
-    struct Collect(Vec<String>);
-    impl fanorona_train::Progress for Collect {
-        fn message(&mut self, l: &str) {
-            self.0.push(l.to_string());
-        }
-        fn selfplay_started(&mut self, _: u64, _: usize) {}
-        fn game_finished(&mut self, _: usize) {}
-        fn selfplay_finished(&mut self) {}
-    }
-    let mut c = Collect(Vec::new());
+    let mut c: Vec<String> = Vec::new();
     let s = train(&options(tiny("telo", 2), &root, "d"), &mut c).unwrap();
     assert_eq!(s.state.generation, 2);
     assert!(
-        c.0.iter()
+        c.iter()
             .any(|l| l.contains("replay.bin") && l.contains("damaged")),
         "{:?}",
-        c.0
+        c
     );
     std::fs::remove_dir_all(&root).ok();
 }
 
 #[test]
 fn trains_the_vela_kely_game_on_dimy() {
-    let root = tmp("vela");
+    let root = scratch("vela");
     let set: Vec<String> = [
         "variant=dimy",
         "rules.vela=black",
@@ -349,7 +311,7 @@ fn trains_the_vela_kely_game_on_dimy() {
 #[test]
 fn trains_in_turn_without_overlap() {
     // train.overlap=false: every generation trains on its own samples at once.
-    let root = tmp("sequential");
+    let root = scratch("sequential");
     let mut cfg = tiny("dimy", 1);
     cfg.train.overlap = false;
     let s = train(&options(cfg, &root, "s"), &mut Quiet).unwrap();
@@ -677,7 +639,7 @@ fn self_play_searches_with_a_learned_evaluation_when_one_is_named() {
     let e = TrainConfig::parse("<defaults>", "", &["selfplay.ab_eval=eval.txt".to_string()])
         .unwrap_err();
     assert!(e.to_string().contains("selfplay.ab_eval"), "{e}");
-    let root = tmp("ab-eval");
+    let root = scratch("ab-eval");
     let mut cfg = tiny("dimy", 1);
     cfg.selfplay.search.blend = 1;
     cfg.selfplay.ab_eval = root.join("nope.txt").display().to_string();
@@ -901,18 +863,17 @@ fn self_play_samples_hold_the_last_position_as_each_mover_sees_it() {
 
 #[test]
 fn an_ownership_head_trains_from_the_warm_start_on_and_resumes() {
-    let root = tmp("ownership");
+    let root = scratch("ownership");
     let mut cfg = tiny_warm("dimy", 1);
     cfg.train.ownership_weight = 1.5;
-    let mut log = Log::default();
+    let mut log = Vec::<String>::new();
     train(&options(cfg.clone(), &root, "o"), &mut log).unwrap();
     // The warm start's progress shows the ownership loss beside the other two.
     assert!(
-        log.0
-            .iter()
+        log.iter()
             .any(|m| m.starts_with("bootstrap: step") && m.contains(" o ")),
         "{:?}",
-        log.0
+        log
     );
     let ck = root.join("checkpoints/o");
     // Both checkpoints have the head; the window's samples all have a target (the engine's
@@ -956,7 +917,7 @@ fn self_play_starts_from_the_positions_of_its_book() {
     use fanorona_rules::{Game, Position, RuleOptions, TurnMode, Variant};
     use fanorona_sim::Encode;
     use std::collections::HashSet;
-    let root = tmp("book");
+    let root = scratch("book");
     let mut book = Vec::new();
     let mut pos = Position::start(Variant::Dimy, RuleOptions::default());
     for i in 0..3 {
@@ -1132,7 +1093,7 @@ fn dimy_outputs(net: &fanorona_nn::Net, device: &Device) -> Vec<f32> {
 #[test]
 fn a_new_run_starts_from_the_network_train_init_names() {
     use fanorona_train::Learner;
-    let root = tmp("init");
+    let root = scratch("init");
     let device = Device::flex();
     // Another seed than the new runs' (one overlapped generation may not train yet).
     let mut first = tiny("dimy", 1);
@@ -1160,13 +1121,13 @@ fn a_new_run_starts_from_the_network_train_init_names() {
     let e = train(&options(wrong, &root, "b"), &mut Quiet).unwrap_err();
     assert!(matches!(e, TrainError::Init(..)), "{e}");
     cfg.train.init = root.join("checkpoints/a").display().to_string();
-    let mut log = Log::default();
+    let mut log = Vec::<String>::new();
     let s = train(&options(cfg.clone(), &root, "b"), &mut log).unwrap();
     assert_eq!(s.state.generation, 1);
     assert!(
-        log.0.iter().any(|l| l.contains("from the network of")),
+        log.iter().any(|l| l.contains("from the network of")),
         "{:?}",
-        log.0
+        log
     );
     let mut wide = cfg.clone();
     wide.net.channels = 16;
@@ -1188,7 +1149,7 @@ fn self_play_with_tables_ends_games_where_they_cover_and_learns_their_result() {
     // says so, and every sample's value target is that result.
     use fanorona_rules::{Color, Game, Position, RuleOptions, Variant};
     use fanorona_tb::{Binomial, Class, Tablebase, Wdl, pieces_at};
-    let root = tmp("tables");
+    let root = scratch("tables");
     let tables = root.join("tb");
     let tb = Tablebase::build(Variant::Dimy, 100, 3, None, &mut |_| {}).unwrap();
     tb.save(&tables).unwrap();

@@ -5,9 +5,8 @@
 //! unless `FANORONA_WASM_TEST=1` (set by `.ci/run`) demands them.
 
 use fanorona_engine::{Budget, Engine, Game};
-use std::io::Write;
 use std::path::PathBuf;
-use std::process::{Command, Stdio};
+use std::process::Command;
 
 const POSITIONS: usize = 50;
 const DEPTH: u32 = 4;
@@ -47,21 +46,11 @@ fn wasm_and_native_search_the_same() {
     }
     let fens: Vec<String> = ["tsivy", "dimy"].into_iter().flat_map(book).collect();
     assert_eq!(fens.len(), 2 * POSITIONS);
-    let mut child = Command::new("node")
-        .arg(dir.join("tests/check.js"))
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
     let input: String = fens.iter().map(|f| format!("{f}\t{DEPTH}\n")).collect();
-    child
-        .stdin
-        .take()
-        .unwrap()
-        .write_all(input.as_bytes())
-        .unwrap();
-    let out = child.wait_with_output().unwrap();
+    let out = fanorona_testkit::run_with_input(
+        Command::new("node").arg(dir.join("tests/check.js")),
+        &input,
+    );
     assert!(
         out.status.success(),
         "node: {}",

@@ -48,7 +48,7 @@ mod tests {
     use crate::metrics::jsonl_has_step;
     use crate::records::{self, GameRecord, Sample};
     use crate::selfplay::SelfPlayStats;
-    use crate::state::{Progress, Quiet};
+    use crate::state::Quiet;
     use crate::store::Store;
     use fanorona_nn::burn::prelude::Device;
     use std::path::PathBuf;
@@ -185,18 +185,6 @@ mod tests {
     /// chunk set aside, a learner killed (dropped) between generations and resumed, a
     /// second worker with the same ID refused; every finished game's samples counted
     /// once.
-    /// Keeps the messages.
-    #[derive(Default)]
-    struct Lines(Vec<String>);
-    impl Progress for Lines {
-        fn message(&mut self, line: &str) {
-            self.0.push(line.to_string());
-        }
-        fn selfplay_started(&mut self, _: u64, _: usize) {}
-        fn game_finished(&mut self, _: usize) {}
-        fn selfplay_finished(&mut self) {}
-    }
-
     #[test]
     fn workers_and_learner_over_a_folder_store() {
         let f = Fixture::new("loop", smoke());
@@ -219,10 +207,10 @@ mod tests {
             .put("r/chunks/w9/00000000.chunk", b"FNRC half a chunk")
             .unwrap();
         store.put("r/chunks/evil/junk.bin", b"junk").unwrap();
-        let mut lines = Lines::default();
+        let mut lines = Vec::<String>::new();
         let s = learn(store, &lopts(1), &mut lines).unwrap();
-        let stray: Vec<_> = lines.0.iter().filter(|l| l.contains("junk.bin")).collect();
-        assert_eq!(stray.len(), 1, "{:?}", lines.0);
+        let stray: Vec<_> = lines.iter().filter(|l| l.contains("junk.bin")).collect();
+        assert_eq!(stray.len(), 1, "{:?}", lines);
         assert!(stray[0].contains("r/chunks/evil/junk.bin") && stray[0].contains("not a chunk"));
         store.delete("r/chunks/evil/junk.bin").unwrap();
         assert_eq!((s.state.generation, s.state.games), (1, 8));
@@ -363,7 +351,7 @@ mod tests {
         let lopts = |generations| f.learner(generations);
         learn(store, &lopts(0), &mut Quiet).unwrap();
         let wopts = |id: &str| f.worker(id, 400);
-        let (mut a_lines, mut b_lines) = (Lines::default(), Lines::default());
+        let (mut a_lines, mut b_lines) = (Vec::<String>::new(), Vec::<String>::new());
         let (summary, a, b) = std::thread::scope(|s| {
             let l = s.spawn(|| learn(store, &lopts(4), &mut Quiet).unwrap());
             // The workers once the learner runs (one that has stopped ends them).
@@ -385,16 +373,16 @@ mod tests {
         assert!(
             [&a_lines, &b_lines]
                 .iter()
-                .any(|lines| lines.0.iter().any(|l| l.contains("wait for the learner"))),
+                .any(|lines| lines.iter().any(|l| l.contains("wait for the learner"))),
             "{:?} {:?}",
-            a_lines.0,
-            b_lines.0
+            a_lines,
+            b_lines
         );
         for lines in [&a_lines, &b_lines] {
             assert!(
-                lines.0.last().unwrap().contains("nothing more to play for"),
+                lines.last().unwrap().contains("nothing more to play for"),
                 "{:?}",
-                lines.0
+                lines
             );
         }
         let ledger: Ledger =
