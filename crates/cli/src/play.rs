@@ -1,13 +1,15 @@
-//! `fanorona play`: a person against an engine in the terminal.
+//! `fanorona play`: a person against an engine in the terminal, on any board: one loop
+//! over `fanorona_engine::Game` (turns in notation, undo, the outcome), the engine's
+//! side from the spec (a player on tsivy and dimy; telo's exact solver or a network).
 
 use crate::engine::{EngineSpec, Nets};
 use crate::input_err;
 use crate::rules_cmds::{AnyPosition, PositionArgs};
 use anyhow::Result;
 use clap::{Args, ValueEnum};
-use fanorona_rules::notation::{format_turn, parse_turn};
-use fanorona_rules::telo::TeloPosition;
-use fanorona_rules::{Color, History, PointStyle, TurnMode};
+use fanorona_engine::{EngineError, Game};
+use fanorona_rules::notation::format_turn;
+use fanorona_rules::{Color, Outcome, PointStyle};
 use std::io::{BufRead, Write};
 
 /// The person's colour.
@@ -35,8 +37,23 @@ pub struct PlayArgs {
     pub pos: PositionArgs,
 }
 
-const HELP: &str = "Enter a turn in notation (e.g. d3e3(-1), d4d3-c3(-)-d2-e3, 22-23(-1)), \
-`?` for the legal turns, `undo` to take back your last turn, `quit` to stop.";
+/// What the person may type, by board.
+fn help(start: &AnyPosition) -> &'static str {
+    match start {
+        AnyPosition::Fanorona(_) => {
+            "Enter a turn in notation (e.g. d3e3(-1), d4d3-c3(-)-d2-e3, 22-23(-1)), `?` for \
+             the legal turns, `undo` to take back your last turn, `quit` to stop."
+        }
+        AnyPosition::Telo(_) => {
+            "Enter a placement (b2) or a move (a1b2), `?` for the legal moves, `undo` to take \
+             back your last move, `quit` to stop."
+        }
+    }
+}
+
+/// The engine's side of a game: its turn in notation and a note on what its search
+/// says (`None`: it found no turn).
+type Opponent<'a> = Box<dyn FnMut(&Game) -> Result<Option<(String, String)>> + 'a>;
 
 pub fn play(a: PlayArgs) -> Result<()> {
     let spec = crate::engine::parse_interactive(&a.engine)?;
@@ -44,14 +61,65 @@ pub fn play(a: PlayArgs) -> Result<()> {
         Side::White => Color::White,
         Side::Black => Color::Black,
     };
+    let start = a.pos.position()?;
+    let mut engine = opponent(&spec, &start)?;
     let stdin = std::io::stdin();
-    let mut input = stdin.lock();
     let out = std::io::stdout();
     let mut out = out.lock();
-    match a.pos.position()? {
-        AnyPosition::Fanorona(start) => play_fanorona(start, me, &spec, &mut input, &mut out),
-        AnyPosition::Telo(start) => play_telo(start, me, &spec, &mut input, &mut out),
-    }
+    writeln!(out, "You play {me}. {}\n\n{start}\n", help(&start))?;
+    play_game(
+        Game::from_position(start),
+        me,
+        &mut engine,
+        &mut stdin.lock(),
+        &mut out,
+    )
+}
+
+/// The engine `spec` describes, on `start`'s board.
+fn opponent<'a>(spec: &'a EngineSpec, start: &AnyPosition) -> Result<Opponent<'a>> {
+    let device = crate::backend::device();
+    Ok(match start {
+        AnyPosition::Fanorona(p) => {
+            let mut player = crate::engine::player(spec, "engine", p.variant())?;
+            player.new_game();
+            Box::new(move |game: &Game| {
+                let history = game.fanorona().expect("a tsivy or dimy game");
+                let pos = *history.position();
+                let choice = player.choose(history);
+                let Some(t) = choice.turn else {
+                    return Ok(None);
+                };
+                let note = choice.search.map_or(String::new(), |r| match r.mate_in() {
+                    Some(m) if m > 0 => format!("  (engine: win in {m})"),
+                    Some(m) => format!("  (engine: loss in {})", -m),
+                    None => format!("  (engine: {:+.2})", r.score as f64 / 100.0),
+                });
+                Ok(Some((format_turn(&pos, &t, PointStyle::Algebraic), note)))
+            })
+        }
+        AnyPosition::Telo(_) => Box::new(move |game: &Game| {
+            let AnyPosition::Telo(pos) = game.position() else {
+                unreachable!("a telo game")
+            };
+            // The spec's answer: the exact solution, or a telo network's search.
+            let a = spec
+                .analyse_telo(&pos, &Nets::on(&device))
+                .map_err(input_err)?;
+            let Some(best) = a.best.clone() else {
+                return Ok(None);
+            };
+            let note = match (a.mate(), a.score) {
+                (Some(n), _) if n > 0 => format!("  (engine: win in {n})"),
+                (Some(n), _) => format!("  (engine: loss in {})", -n),
+                (None, Some(0)) if !spec.has_network(fanorona_rules::Variant::Telo) => {
+                    "  (engine: draw)".to_string()
+                }
+                (None, s) => format!("  (engine: {:+})", s.unwrap_or(0)),
+            };
+            Ok(Some((best, note)))
+        }),
+    })
 }
 
 /// Reads one trimmed line; `None` at the end of input.
@@ -66,52 +134,33 @@ fn read_line(input: &mut impl BufRead, out: &mut impl Write) -> Result<Option<St
     Ok(Some(line.trim().to_string()))
 }
 
-fn play_fanorona(
-    start: fanorona_rules::Position,
+/// The one play loop, every board: the engine's turns, the person's from `input`.
+fn play_game(
+    mut game: Game,
     me: Color,
-    spec: &EngineSpec,
+    engine: &mut Opponent<'_>,
     input: &mut impl BufRead,
     out: &mut impl Write,
 ) -> Result<()> {
-    let mut engine = crate::engine::player(spec, "engine", start.variant())?;
-    engine.new_game();
-    let mut game = History::new(start);
-    writeln!(out, "You play {me}. {HELP}\n\n{}\n", game.position())?;
+    let help = help(&game.position());
     loop {
         if let Some(o) = game.outcome() {
             let verdict = match o {
-                fanorona_rules::Outcome::Win(c) if c == me => "you win",
-                fanorona_rules::Outcome::Win(_) => "the engine wins",
-                fanorona_rules::Outcome::Draw => "draw",
+                Outcome::Win(c) if c == me => "you win",
+                Outcome::Win(_) => "the engine wins",
+                Outcome::Draw => "draw",
             };
-            writeln!(
-                out,
-                "Game over: {o} ({verdict}) after {} turns.",
-                game.turns().len()
-            )?;
+            let turns = game.history().len();
+            writeln!(out, "Game over: {o} ({verdict}) after {turns} turns.")?;
             return Ok(());
         }
-        let pos = *game.position();
-        if pos.side_to_move() != me {
-            let choice = engine.choose(&game);
-            let Some(t) = choice.turn else { continue };
-            let score = choice
-                .search
-                .as_ref()
-                .map_or(String::new(), |r| match r.mate_in() {
-                    Some(m) if m > 0 => format!("  (engine: win in {m})"),
-                    Some(m) => format!("  (engine: loss in {})", -m),
-                    None => format!("  (engine: {:+.2})", r.score as f64 / 100.0),
-                });
-            writeln!(
-                out,
-                "Engine plays {}{score}\n\n{}\n",
-                format_turn(&pos, &t, PointStyle::Algebraic),
-                {
-                    game.play_unchecked(&t);
-                    game.position()
-                }
-            )?;
+        if game.position().side_to_move() != me {
+            let Some((turn, note)) = engine(&game)? else {
+                writeln!(out, "The engine found no turn: game abandoned.")?;
+                return Ok(());
+            };
+            game.play(&turn).map_err(input_err)?;
+            writeln!(out, "Engine plays {turn}{note}\n\n{}\n", game.position())?;
             continue;
         }
         let Some(line) = read_line(input, out)? else {
@@ -124,15 +173,8 @@ fn play_fanorona(
                 writeln!(out, "Game abandoned.")?;
                 return Ok(());
             }
-            "help" | "h" => writeln!(out, "{HELP}")?,
-            "?" => {
-                let list: Vec<String> = pos
-                    .turns(TurnMode::Distinct)
-                    .iter()
-                    .map(|t| format_turn(&pos, t, PointStyle::Algebraic))
-                    .collect();
-                writeln!(out, "{}", list.join("  "))?;
-            }
+            "help" | "h" => writeln!(out, "{help}")?,
+            "?" => writeln!(out, "{}", game.turns().join("  "))?,
             "undo" => {
                 // Take back the engine's replies and your last turn.
                 let mut undone = false;
@@ -142,108 +184,22 @@ fn play_fanorona(
                         break;
                     }
                 }
-                if undone {
-                    writeln!(out, "Taken back.\n\n{}\n", game.position())?;
+                let what = if undone {
+                    "Taken back."
                 } else {
-                    writeln!(out, "Nothing to take back.\n\n{}\n", game.position())?;
-                }
+                    "Nothing to take back."
+                };
+                writeln!(out, "{what}\n\n{}\n", game.position())?;
             }
-            text => match parse_turn(&pos, text) {
-                Ok(t) => {
-                    game.play_unchecked(&t);
-                    writeln!(
-                        out,
-                        "You play {}\n\n{}\n",
-                        format_turn(&pos, &t, PointStyle::Algebraic),
-                        game.position()
-                    )?;
+            text => match game.play(text) {
+                Ok(()) => {
+                    let played = game.history().pop().expect("a turn was played");
+                    writeln!(out, "You play {played}\n\n{}\n", game.position())?;
                 }
-                Err(e) => writeln!(out, "{e}\nTry again (`?` lists the legal turns).")?,
-            },
-        }
-    }
-}
-
-fn play_telo(
-    start: TeloPosition,
-    me: Color,
-    spec: &EngineSpec,
-    input: &mut impl BufRead,
-    out: &mut impl Write,
-) -> Result<()> {
-    let device = crate::backend::device();
-    let mut history = vec![start];
-    writeln!(
-        out,
-        "You play {me}. Enter a placement (b2) or a move (a1b2), `?`, `undo`, `quit`.\n\n{start}\n"
-    )?;
-    loop {
-        let pos = *history.last().expect("never empty");
-        if let Some(o) = pos.outcome() {
-            writeln!(out, "Game over: {o}.")?;
-            return Ok(());
-        }
-        if pos.side_to_move() != me {
-            // The spec's answer: the exact solution, or a telo network's search.
-            let a = spec
-                .analyse_telo(&pos, &Nets::on(&device))
-                .map_err(input_err)?;
-            let Some(m) = a.best.as_deref().and_then(|b| pos.parse_move(b).ok()) else {
-                return Ok(());
-            };
-            let mut next = pos;
-            next.play_unchecked(m);
-            let v = match (a.mate(), a.score) {
-                (Some(n), _) if n > 0 => format!("engine wins in {n}"),
-                (Some(n), _) => format!("engine loses in {}", -n),
-                (None, Some(0)) if !spec.has_network(fanorona_rules::Variant::Telo) => {
-                    "draw".to_string()
+                Err(EngineError::Turn { reason, .. }) => {
+                    writeln!(out, "{reason}\nTry again (`?` lists the legal turns).")?;
                 }
-                (None, s) => format!("score {:+}", s.unwrap_or(0)),
-            };
-            writeln!(out, "Engine plays {} ({v})\n\n{next}\n", pos.format_move(m))?;
-            history.push(next);
-            continue;
-        }
-        let Some(line) = read_line(input, out)? else {
-            writeln!(out, "End of input: game abandoned.")?;
-            return Ok(());
-        };
-        match line.as_str() {
-            "" => {}
-            "quit" | "exit" => return Ok(()),
-            "?" => {
-                let list: Vec<String> = pos.moves().iter().map(|&m| pos.format_move(m)).collect();
-                writeln!(out, "{}", list.join("  "))?;
-            }
-            "undo" => {
-                let mut undone = false;
-                while history.len() > 1 {
-                    history.pop();
-                    if history.last().expect("kept").side_to_move() == me {
-                        undone = true;
-                        break;
-                    }
-                }
-                writeln!(
-                    out,
-                    "{}\n\n{}\n",
-                    if undone {
-                        "Taken back."
-                    } else {
-                        "Nothing to take back."
-                    },
-                    history.last().expect("kept")
-                )?;
-            }
-            text => match pos.parse_move(text) {
-                Ok(m) => {
-                    let mut next = pos;
-                    next.play_unchecked(m);
-                    writeln!(out, "You play {}\n\n{next}\n", pos.format_move(m))?;
-                    history.push(next);
-                }
-                Err(e) => writeln!(out, "{e}\nTry again (`?` lists the legal moves).")?,
+                Err(e) => return Err(input_err(e)),
             },
         }
     }

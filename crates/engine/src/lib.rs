@@ -179,6 +179,15 @@ impl Game {
         }
     }
 
+    /// The turns of a tsivy or dimy game as the rules keep them (what a player searches
+    /// from: repetitions count); `None` for telo.
+    pub fn fanorona(&self) -> Option<&History> {
+        match &self.state {
+            State::Fanorona(h) => Some(h),
+            State::Telo(_) => None,
+        }
+    }
+
     /// The board: `"tsivy"`, `"dimy"` or `"telo"`.
     pub fn board(&self) -> &'static str {
         self.position().variant().name()
@@ -191,10 +200,7 @@ impl Game {
 
     /// The side to move: `"white"` or `"black"`.
     pub fn side(&self) -> &'static str {
-        match self.position() {
-            AnyPosition::Fanorona(p) => p.side_to_move().name(),
-            AnyPosition::Telo(t) => t.side_to_move().name(),
-        }
+        self.position().side_to_move().name()
     }
 
     /// The legal turns in notation (none when the game is over or inside a turn played

@@ -45,6 +45,14 @@ impl AnyPosition {
         }
     }
 
+    /// The side to move.
+    pub fn side_to_move(&self) -> crate::Color {
+        match self {
+            AnyPosition::Fanorona(p) => p.side_to_move(),
+            AnyPosition::Telo(p) => p.side_to_move(),
+        }
+    }
+
     /// The FEN.
     pub fn fen(&self) -> String {
         match self {
@@ -58,6 +66,16 @@ impl AnyPosition {
         match self {
             AnyPosition::Fanorona(p) => crate::perft(p, depth, TurnMode::Distinct),
             AnyPosition::Telo(p) => telo_perft(p, depth),
+        }
+    }
+}
+
+/// The board as each variant draws it.
+impl std::fmt::Display for AnyPosition {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            AnyPosition::Fanorona(p) => p.fmt(f),
+            AnyPosition::Telo(p) => p.fmt(f),
         }
     }
 }
