@@ -170,6 +170,31 @@ struct Job {
     vela: Option<String>,
 }
 
+impl Job {
+    /// A game of players `(white, black)` from `start` opened by traditional opening `o`
+    /// (of `traditional`), recorded under `key` and paired under `pair`.
+    fn traditional(
+        (white, black): (usize, usize),
+        start: &Position,
+        traditional: &[Turn],
+        o: usize,
+        key: String,
+        pair: String,
+    ) -> Job {
+        Job {
+            white,
+            black,
+            opening: o,
+            start: *start,
+            first: Some(traditional[o]),
+            fen: None,
+            key,
+            pair: Some(pair),
+            vela: None,
+        }
+    }
+}
+
 /// The games of one pairing `a` vs `b`: game `g` plays start `g / 2` (cycling), `a`
 /// White in even games. Traditional keys are `a | b | g` (as they always were); book keys
 /// name the position, so a reordered book still resumes: `a | b | FEN | round.colour`.
@@ -187,20 +212,14 @@ fn pairing_jobs(
             let (white, black) = if g.is_multiple_of(2) { (a, b) } else { (b, a) };
             let p = g / 2;
             match openings {
-                Openings::Traditional => {
-                    let o = p % traditional.len();
-                    Job {
-                        white,
-                        black,
-                        opening: o,
-                        start: *start,
-                        first: Some(traditional[o]),
-                        fen: None,
-                        key: format!("{} | {} | {g}", specs[a], specs[b]),
-                        pair: Some(format!("{} | {} | pair {p}", specs[a], specs[b])),
-                        vela: None,
-                    }
-                }
+                Openings::Traditional => Job::traditional(
+                    (white, black),
+                    start,
+                    traditional,
+                    p % traditional.len(),
+                    format!("{} | {} | {g}", specs[a], specs[b]),
+                    format!("{} | {} | pair {p}", specs[a], specs[b]),
+                ),
                 Openings::Book(book) => {
                     let i = p % book.len();
                     let round = p / book.len();
@@ -531,23 +550,14 @@ fn riatra_jobs(
             } else {
                 (second, first)
             };
-            let o = (r / 2) % n;
-            Job {
-                white,
-                black,
-                opening: o,
-                start: *start,
-                first: Some(traditional[o]),
-                fen: None,
-                key: format!("{} | {} | riatra {r}", specs[a], specs[b]),
-                pair: Some(format!(
-                    "{} | {} | riatra pair {}",
-                    specs[a],
-                    specs[b],
-                    r / 2
-                )),
-                vela: None,
-            }
+            Job::traditional(
+                (white, black),
+                start,
+                traditional,
+                (r / 2) % n,
+                format!("{} | {} | riatra {r}", specs[a], specs[b]),
+                format!("{} | {} | riatra pair {}", specs[a], specs[b], r / 2),
+            )
         })
         .collect()
 }

@@ -553,8 +553,12 @@ async fn net(State(s): State<Arc<ServerState>>, Query(q): Params) -> ApiResult {
             }
             let mut priors = vec![Vec::new()];
             let mut wdl = vec![[0.0f32; 3]];
-            use fanorona_search::Evaluator;
-            eval.evaluate(&[g], &[legal.as_slice()], &mut priors, &mut wdl);
+            use fanorona_search::{Evaluator, Outputs};
+            eval.evaluate(
+                &[g],
+                &[legal.as_slice()],
+                Outputs::new(&mut priors, &mut wdl),
+            );
             let mut policy: Vec<(usize, f32)> = legal
                 .iter()
                 .copied()

@@ -4,7 +4,7 @@ use crate::cpu::CpuNet;
 use crate::net::Net;
 use burn::prelude::*;
 use fanorona_rules::Variant;
-use fanorona_search::Evaluator;
+use fanorona_search::{Evaluator, Outputs};
 use fanorona_sim::{Encode, Symmetry, frame_action, num_planes, symmetries};
 use rand::rngs::SmallRng;
 use rand::{RngExt, SeedableRng};
@@ -145,13 +145,8 @@ fn softmax_in_place(x: &mut [f32]) {
 }
 
 impl<G: Encode> Evaluator<G> for NetEvaluator {
-    fn evaluate(
-        &mut self,
-        games: &[&G],
-        legal: &[&[usize]],
-        priors: &mut [Vec<f32>],
-        wdl: &mut [[f32; 3]],
-    ) {
+    fn evaluate(&mut self, games: &[&G], legal: &[&[usize]], out: Outputs<'_>) {
+        let Outputs { priors, wdl } = out;
         let n = games.len();
         if n == 0 {
             return;

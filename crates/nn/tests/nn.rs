@@ -6,7 +6,7 @@ use fanorona_nn::{
     Batch, CheckpointError, MctsPlayer, NetConfig, NetEvaluator, OWNERSHIP_CLASSES, Trainer,
 };
 use fanorona_rules::{Game, History, Position, RuleOptions, Variant};
-use fanorona_search::{Evaluator, MctsConfig, Player};
+use fanorona_search::{Evaluator, MctsConfig, Outputs, Player};
 use fanorona_sim::{Encode, num_planes};
 use fanorona_testkit::scratch;
 
@@ -41,7 +41,7 @@ fn evaluator_gives_legal_priors_and_wdl() {
     q.legal_actions(&mut lq);
     let mut priors = vec![Vec::new(), Vec::new()];
     let mut wdl = [[0.0; 3]; 2];
-    e.evaluate(&[&p, &q], &[&lp, &lq], &mut priors, &mut wdl);
+    e.evaluate(&[&p, &q], &[&lp, &lq], Outputs::new(&mut priors, &mut wdl));
     for (pr, l) in priors.iter().zip([&lp, &lq]) {
         assert_eq!(pr.len(), l.len());
         assert!((pr.iter().sum::<f32>() - 1.0).abs() < 1e-4);
@@ -517,7 +517,7 @@ fn a_seeded_network_is_reproducible() {
         let mut e = NetEvaluator::new(net.valid(), device.clone(), Variant::Dimy, false, 1);
         let mut priors = vec![Vec::new()];
         let mut wdl = [[0.0; 3]; 1];
-        e.evaluate(&[&p], &[&legal], &mut priors, &mut wdl);
+        e.evaluate(&[&p], &[&legal], Outputs::new(&mut priors, &mut wdl));
         (priors.remove(0), wdl[0])
     };
     let a = outputs(cfg.init_seeded(&device, 7));

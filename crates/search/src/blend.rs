@@ -8,7 +8,7 @@
 //! positions from the network.
 
 use crate::ab::{AbConfig, AlphaBeta, Limits};
-use crate::evaluator::Evaluator;
+use crate::evaluator::{Evaluator, Outputs};
 use fanorona_eval::LearnedEval;
 use fanorona_eval::{MATE, MATE_BOUND};
 use fanorona_rules::{Color, Game, Outcome, Position};
@@ -164,14 +164,9 @@ impl<E> AbBlend<E> {
 }
 
 impl<E: Evaluator<Position>> Evaluator<Position> for AbBlend<E> {
-    fn evaluate(
-        &mut self,
-        games: &[&Position],
-        legal: &[&[usize]],
-        priors: &mut [Vec<f32>],
-        wdl: &mut [[f32; 3]],
-    ) {
-        self.inner.evaluate(games, legal, priors, wdl);
+    fn evaluate(&mut self, games: &[&Position], legal: &[&[usize]], out: Outputs<'_>) {
+        let Outputs { priors, wdl } = out;
+        self.inner.evaluate(games, legal, Outputs::new(priors, wdl));
         for (pos, v) in games.iter().zip(wdl.iter_mut()) {
             self.mix(pos, v);
         }
@@ -190,7 +185,7 @@ mod tests {
         pos.legal_actions(&mut legal);
         let mut priors = vec![Vec::new()];
         let mut wdl = [[0.0; 3]];
-        blend.evaluate(&[&pos], &[&legal], &mut priors, &mut wdl);
+        blend.evaluate(&[&pos], &[&legal], Outputs::new(&mut priors, &mut wdl));
         (wdl[0], priors.pop().unwrap())
     }
 

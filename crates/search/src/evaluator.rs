@@ -4,21 +4,32 @@ use fanorona_rules::{Color, Game, Outcome};
 use rand::rngs::SmallRng;
 use rand::{RngExt, SeedableRng};
 
+/// Where an [`Evaluator`] writes its answers for a batch: for position `i`, a probability
+/// for each of its legal actions, in their order, into `priors[i]` (cleared by the
+/// caller), and its WDL into `wdl[i]`.
+#[derive(Debug)]
+pub struct Outputs<'a> {
+    /// The priors, one vector a position.
+    pub priors: &'a mut [Vec<f32>],
+    /// The values, one a position.
+    pub wdl: &'a mut [[f32; 3]],
+}
+
+impl<'a> Outputs<'a> {
+    /// The answers of a batch go to `priors` and `wdl`.
+    pub fn new(priors: &'a mut [Vec<f32>], wdl: &'a mut [[f32; 3]]) -> Outputs<'a> {
+        Outputs { priors, wdl }
+    }
+}
+
 /// A batched position evaluator (a network, or the simple ones below for tests).
 ///
 /// Values are WDL from the point of view of the player to move in each position:
 /// `[win, draw, loss]`, summing to 1.
 pub trait Evaluator<G: Game> {
     /// Evaluates a batch in one call. For position `i`, `legal[i]` lists its legal action
-    /// indices; write a probability for each of them, in that order, into `priors[i]`
-    /// (cleared by the caller), and its WDL into `wdl[i]`.
-    fn evaluate(
-        &mut self,
-        games: &[&G],
-        legal: &[&[usize]],
-        priors: &mut [Vec<f32>],
-        wdl: &mut [[f32; 3]],
-    );
+    /// indices; the answers go to `out` (see [`Outputs`]).
+    fn evaluate(&mut self, games: &[&G], legal: &[&[usize]], out: Outputs<'_>);
 }
 
 /// Uniform priors and a fixed value (by default a sure draw): measures the tree's own
@@ -38,13 +49,8 @@ impl Default for UniformEvaluator {
 }
 
 impl<G: Game> Evaluator<G> for UniformEvaluator {
-    fn evaluate(
-        &mut self,
-        _games: &[&G],
-        legal: &[&[usize]],
-        priors: &mut [Vec<f32>],
-        wdl: &mut [[f32; 3]],
-    ) {
+    fn evaluate(&mut self, _games: &[&G], legal: &[&[usize]], out: Outputs<'_>) {
+        let Outputs { priors, wdl } = out;
         for ((l, p), w) in legal.iter().zip(priors.iter_mut()).zip(wdl.iter_mut()) {
             let u = 1.0 / l.len().max(1) as f32;
             p.extend(std::iter::repeat_n(u, l.len()));
@@ -75,13 +81,8 @@ impl RolloutEvaluator {
 }
 
 impl<G: Game> Evaluator<G> for RolloutEvaluator {
-    fn evaluate(
-        &mut self,
-        games: &[&G],
-        legal: &[&[usize]],
-        priors: &mut [Vec<f32>],
-        wdl: &mut [[f32; 3]],
-    ) {
+    fn evaluate(&mut self, games: &[&G], legal: &[&[usize]], out: Outputs<'_>) {
+        let Outputs { priors, wdl } = out;
         let mut acts = Vec::new();
         for i in 0..games.len() {
             let u = 1.0 / legal[i].len().max(1) as f32;

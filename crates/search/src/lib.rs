@@ -36,7 +36,7 @@ pub use ab::{AbConfig, AlphaBeta, Limits, NodeLabel, SearchParams, SearchResult}
 pub use analysis::{Analysis, analyse, analyse_telo, telo_solution};
 pub use blend::{AbBlend, BlendConfig, score_wdl};
 pub use descent::{Descent, DescentResult};
-pub use evaluator::{Evaluator, RolloutEvaluator, UniformEvaluator, wdl_index};
+pub use evaluator::{Evaluator, Outputs, RolloutEvaluator, UniformEvaluator, wdl_index};
 pub use guard::{GuardConfig, TurnGuard, next_actions};
 pub use mcts::{GumbelConfig, Leaf, MIN_TIMED_SIMS, Mcts, MctsConfig, Oracle, TIMED_CHUNK};
 pub use mcts_player::{GUARD_TIME_SHARE, MctsPlayer, search_telo};

@@ -1,9 +1,10 @@
 //! Descent against the endgame tables: its proofs are the tables' results, and its
 //! labels are the minimax values of the tree it grew.
 
-use fanorona_rules::{Color, Position, RuleOptions, TurnMode, Variant};
+use fanorona_rules::{Position, TurnMode, Variant};
 use fanorona_search::{Bound, Descent, LearnedEval, MATE_BOUND, TB_WIN};
-use fanorona_tb::{Binomial, Class, Tablebase, Wdl, pieces_at};
+use fanorona_tb::{Class, Tablebase, Wdl};
+use fanorona_testkit::random_class_position;
 use rand::rngs::SmallRng;
 use rand::{RngExt, SeedableRng};
 use std::sync::Arc;
@@ -20,19 +21,10 @@ fn wdl_of(score: i32) -> Option<Wdl> {
 
 /// Random dimy positions of `class`, with a turn to play.
 fn positions(class: Class, n: usize, seed: u64) -> Vec<Position> {
-    let b = Binomial::new();
     let mut rng = SmallRng::seed_from_u64(seed);
-    let mut scratch = Vec::new();
     let mut out = Vec::new();
     while out.len() < n {
-        let idx = rng.random_range(0..class.size(&b, 25));
-        let pieces = pieces_at(&b, 25, class, idx, &mut scratch);
-        let side = if rng.random_bool(0.5) {
-            Color::White
-        } else {
-            Color::Black
-        };
-        let pos = Position::new(Variant::Dimy, RuleOptions::default(), pieces, side, 0, 2).unwrap();
+        let pos = random_class_position(Variant::Dimy, class, &mut rng);
         if !pos.turns(TurnMode::Distinct).is_empty() {
             out.push(pos);
         }

@@ -3,7 +3,7 @@
 use fanorona_rules::game::action_index;
 use fanorona_rules::{Action, Color, Game, Position, RuleOptions};
 use fanorona_search::{
-    Evaluator, GumbelConfig, Mcts, MctsConfig, RolloutEvaluator, UniformEvaluator,
+    Evaluator, GumbelConfig, Mcts, MctsConfig, Outputs, RolloutEvaluator, UniformEvaluator,
 };
 
 fn pos(fen: &str) -> Position {
@@ -55,13 +55,8 @@ fn terminal_values_are_exact() {
 struct Material;
 
 impl Evaluator<Position> for Material {
-    fn evaluate(
-        &mut self,
-        games: &[&Position],
-        legal: &[&[usize]],
-        priors: &mut [Vec<f32>],
-        wdl: &mut [[f32; 3]],
-    ) {
+    fn evaluate(&mut self, games: &[&Position], legal: &[&[usize]], out: Outputs<'_>) {
+        let Outputs { priors, wdl } = out;
         for i in 0..games.len() {
             let g = games[i];
             let me = g.to_move();
@@ -91,13 +86,8 @@ fn prefers_capturing_three_over_one() {
 struct Skewed;
 
 impl Evaluator<Position> for Skewed {
-    fn evaluate(
-        &mut self,
-        _games: &[&Position],
-        legal: &[&[usize]],
-        priors: &mut [Vec<f32>],
-        wdl: &mut [[f32; 3]],
-    ) {
+    fn evaluate(&mut self, _games: &[&Position], legal: &[&[usize]], out: Outputs<'_>) {
+        let Outputs { priors, wdl } = out;
         for i in 0..legal.len() {
             let n = legal[i].len();
             // Weights n, n-1, ..., 1 in the order of the legal list.
@@ -194,16 +184,11 @@ fn gumbel_finds_the_win_with_few_simulations() {
 struct Counting(u32, u32);
 
 impl Evaluator<Position> for Counting {
-    fn evaluate(
-        &mut self,
-        g: &[&Position],
-        l: &[&[usize]],
-        p: &mut [Vec<f32>],
-        w: &mut [[f32; 3]],
-    ) {
+    fn evaluate(&mut self, g: &[&Position], l: &[&[usize]], out: Outputs<'_>) {
+        let Outputs { priors: p, wdl: w } = out;
         self.0 += 1;
         self.1 += g.len() as u32;
-        UniformEvaluator::default().evaluate(g, l, p, w);
+        UniformEvaluator::default().evaluate(g, l, Outputs::new(p, w));
     }
 }
 
@@ -264,13 +249,8 @@ fn end_turn_is_an_action_inside_chains() {
 struct LastFavoured;
 
 impl Evaluator<Position> for LastFavoured {
-    fn evaluate(
-        &mut self,
-        _games: &[&Position],
-        legal: &[&[usize]],
-        priors: &mut [Vec<f32>],
-        wdl: &mut [[f32; 3]],
-    ) {
+    fn evaluate(&mut self, _games: &[&Position], legal: &[&[usize]], out: Outputs<'_>) {
+        let Outputs { priors, wdl } = out;
         for i in 0..legal.len() {
             let n = legal[i].len();
             let rest = if n > 1 { 0.1 / (n - 1) as f32 } else { 0.0 };
@@ -301,18 +281,17 @@ fn without_visits_the_choice_is_the_priors() {
 struct SkewedMaterial;
 
 impl Evaluator<Position> for SkewedMaterial {
-    fn evaluate(
-        &mut self,
-        games: &[&Position],
-        legal: &[&[usize]],
-        priors: &mut [Vec<f32>],
-        wdl: &mut [[f32; 3]],
-    ) {
-        Material.evaluate(games, legal, priors, wdl);
+    fn evaluate(&mut self, games: &[&Position], legal: &[&[usize]], out: Outputs<'_>) {
+        let Outputs { priors, wdl } = out;
+        Material.evaluate(games, legal, Outputs::new(priors, wdl));
         for p in priors.iter_mut() {
             p.clear();
         }
-        Skewed.evaluate(games, legal, priors, &mut vec![[0.0; 3]; games.len()]);
+        Skewed.evaluate(
+            games,
+            legal,
+            Outputs::new(priors, &mut vec![[0.0; 3]; games.len()]),
+        );
     }
 }
 

@@ -1,11 +1,13 @@
 //! Alpha-beta with endgame tables: a covered root plays the tables' turn with their exact
 //! score; a full-width search whose leaves reach the tables proves only true wins.
 
-use fanorona_rules::{Color, History, Position, RuleOptions, TurnMode, Variant};
+use fanorona_rules::{Color, History, Position, TurnMode, Variant};
 use fanorona_search::{
-    AbConfig, AlphaBeta, Evaluator, Limits, Mcts, MctsConfig, Oracle, TB_WIN, UniformEvaluator,
+    AbConfig, AlphaBeta, Evaluator, Limits, Mcts, MctsConfig, Oracle, Outputs, TB_WIN,
+    UniformEvaluator,
 };
-use fanorona_tb::{Binomial, Class, Tablebase, Wdl, pieces_at};
+use fanorona_tb::{Binomial, Class, Tablebase, Wdl};
+use fanorona_testkit::{class_position, random_class_position};
 use rand::rngs::SmallRng;
 use rand::{RngExt, SeedableRng};
 use std::sync::Arc;
@@ -22,9 +24,7 @@ fn engine(tb: &Arc<Tablebase>) -> AlphaBeta {
 fn the_tables_answer_covered_positions_and_prove_wins_above_them() {
     let three = Arc::new(Tablebase::build(Variant::Dimy, 100, 3, None, &mut |_| {}).unwrap());
     let four = Tablebase::build(Variant::Dimy, 100, 4, None, &mut |_| {}).unwrap();
-    let b = Binomial::new();
     let mut rng = SmallRng::seed_from_u64(7);
-    let mut scratch = Vec::new();
     let mut ab = engine(&three);
     let (mut covered, mut proved) = (0, 0);
     for i in 0..300 {
@@ -33,14 +33,7 @@ fn the_tables_answer_covered_positions_and_prove_wins_above_them() {
         } else {
             Class { white: 2, black: 2 }
         };
-        let idx = rng.random_range(0..class.size(&b, 25));
-        let pieces = pieces_at(&b, 25, class, idx, &mut scratch);
-        let side = if rng.random_bool(0.5) {
-            Color::White
-        } else {
-            Color::Black
-        };
-        let pos = Position::new(Variant::Dimy, RuleOptions::default(), pieces, side, 0, 2).unwrap();
+        let pos = random_class_position(Variant::Dimy, class, &mut rng);
         if pos.turns(TurnMode::Distinct).is_empty() {
             continue;
         }
@@ -81,15 +74,10 @@ struct Counting<'a> {
 }
 
 impl Evaluator<Position> for Counting<'_> {
-    fn evaluate(
-        &mut self,
-        games: &[&Position],
-        legal: &[&[usize]],
-        priors: &mut [Vec<f32>],
-        wdl: &mut [[f32; 3]],
-    ) {
+    fn evaluate(&mut self, games: &[&Position], legal: &[&[usize]], out: Outputs<'_>) {
+        let Outputs { priors, wdl } = out;
         self.covered += games.iter().filter(|g| self.tb.covers(g)).count();
-        UniformEvaluator::default().evaluate(games, legal, priors, wdl);
+        UniformEvaluator::default().evaluate(games, legal, Outputs::new(priors, wdl));
     }
 }
 
@@ -103,7 +91,6 @@ fn mcts_takes_the_tables_values_below_its_root_and_proves_with_them() {
     let b = Binomial::new();
     let class = Class { white: 2, black: 2 };
     let mut rng = SmallRng::seed_from_u64(11);
-    let mut scratch = Vec::new();
     let cfg = MctsConfig {
         solver: true,
         ..MctsConfig::default()
@@ -111,16 +98,7 @@ fn mcts_takes_the_tables_values_below_its_root_and_proves_with_them() {
     let (mut proved, mut searched) = (0, 0);
     for seed in 0..120 {
         let idx = rng.random_range(0..class.size(&b, 25));
-        let pieces = pieces_at(&b, 25, class, idx, &mut scratch);
-        let pos = Position::new(
-            Variant::Dimy,
-            RuleOptions::default(),
-            pieces,
-            Color::White,
-            0,
-            2,
-        )
-        .unwrap();
+        let pos = class_position(Variant::Dimy, class, idx, Color::White);
         if pos.turns(TurnMode::Distinct).is_empty() {
             continue;
         }
@@ -158,7 +136,6 @@ fn a_covered_win_is_played_out_to_the_end() {
     // engine without them, within the quiet limit.
     let tb = Arc::new(Tablebase::build(Variant::Tsivy, 100, 3, None, &mut |_| {}).unwrap());
     let b = Binomial::new();
-    let mut scratch = Vec::new();
     let mut rng = SmallRng::seed_from_u64(3);
     let mut with = engine(&tb);
     let mut without = AlphaBeta::new(AbConfig::default());
@@ -166,16 +143,7 @@ fn a_covered_win_is_played_out_to_the_end() {
     while played < 5 {
         let class = Class { white: 2, black: 1 };
         let idx = rng.random_range(0..class.size(&b, 45));
-        let pieces = pieces_at(&b, 45, class, idx, &mut scratch);
-        let pos = Position::new(
-            Variant::Tsivy,
-            RuleOptions::default(),
-            pieces,
-            Color::White,
-            0,
-            2,
-        )
-        .unwrap();
+        let pos = class_position(Variant::Tsivy, class, idx, Color::White);
         match tb.probe(&pos) {
             Some(p) if p.wdl == Wdl::Win && p.dtc >= 5 => {}
             _ => continue,

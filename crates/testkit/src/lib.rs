@@ -7,13 +7,16 @@
 //!   repository.
 //! - [`random_positions`] and [`random_planes`]: positions of random games and the
 //!   network inputs of such games.
+//! - [`class_position`] and [`random_class_position`]: fanoron-dimy positions of a
+//!   class of the endgame tables.
 //! - [`run_with_input`]: a child process fed its standard input, its output collected.
 //! - [`max_diff`]: the largest difference of two equally long outputs.
 #![warn(missing_docs)]
 #![allow(unsafe_code)] // the counting allocator: a GlobalAlloc wrapper only counts and forwards
 
-use fanorona_rules::{Position, TurnMode, Variant};
+use fanorona_rules::{Color, Position, RuleOptions, TurnMode, Variant};
 use fanorona_sim::Encode;
+use fanorona_tb::{Binomial, Class, pieces_at};
 use rand::rngs::SmallRng;
 use rand::{RngExt, SeedableRng};
 use std::alloc::{GlobalAlloc, Layout, System};
@@ -84,7 +87,7 @@ pub fn random_positions(variant: Variant, n: usize, max_turns: u32, seed: u64) -
     let mut rng = SmallRng::seed_from_u64(seed);
     let mut out = Vec::new();
     while out.len() < n {
-        let mut pos = Position::start(variant, fanorona_rules::RuleOptions::default());
+        let mut pos = Position::start(variant, RuleOptions::default());
         for _ in 0..rng.random_range(0..max_turns) {
             let turns = pos.turns(TurnMode::Distinct);
             if turns.is_empty() {
@@ -97,6 +100,28 @@ pub fn random_positions(variant: Variant, n: usize, max_turns: u32, seed: u64) -
         }
     }
     out
+}
+
+/// The position of `variant` (default rules, ply 2, no quiet turns) whose pieces are
+/// `class`'s `index`-th placement in the tables' order (`index` modulo the class's
+/// size), `side` to move.
+pub fn class_position(variant: Variant, class: Class, index: u64, side: Color) -> Position {
+    let (b, n) = (Binomial::new(), variant.points());
+    let pieces = pieces_at(&b, n, class, index % class.size(&b, n), &mut Vec::new());
+    Position::new(variant, RuleOptions::default(), pieces, side, 0, 2)
+        .expect("a placement of a class is a position")
+}
+
+/// A position of `variant` and `class` drawn from `rng`: a placement, then the side to
+/// move (each equally likely).
+pub fn random_class_position(variant: Variant, class: Class, rng: &mut SmallRng) -> Position {
+    let index = rng.random_range(0..class.size(&Binomial::new(), variant.points()));
+    let side = if rng.random_bool(0.5) {
+        Color::White
+    } else {
+        Color::Black
+    };
+    class_position(variant, class, index, side)
 }
 
 /// The network's input planes of `n` positions of random games from `start` (a new game
@@ -159,6 +184,19 @@ mod tests {
             a.iter()
                 .any(|p| *p != Position::start(Variant::Dimy, Default::default()))
         );
+    }
+
+    #[test]
+    fn class_positions_hold_their_class() {
+        let class = Class { white: 2, black: 1 };
+        let mut rng = SmallRng::seed_from_u64(1);
+        for i in 0..20 {
+            let p = random_class_position(Variant::Dimy, class, &mut rng);
+            assert_eq!(p.pieces(Color::White).count(), 2);
+            assert_eq!(p.pieces(Color::Black).count(), 1);
+            let q = class_position(Variant::Tsivy, class, i, Color::Black);
+            assert_eq!(q.side_to_move(), Color::Black);
+        }
     }
 
     #[test]

@@ -7,7 +7,7 @@ use crate::metrics::{JsonlSink, MetricsSink, Recorded, Sinks, TensorboardSink, j
 use crate::records::{self, Sample};
 use crate::report::{log_generation, summary_line};
 use crate::selfplay::SelfPlayStats;
-use crate::state::{Progress, RunState, TrainError, io, read_json};
+use crate::state::{Progress, RunState, Summary, TrainError, io, read_json};
 use fanorona_nn::burn::prelude::Device;
 use fanorona_nn::checkpoint::{self, CheckpointMeta, FORMAT, NetShape};
 use fanorona_nn::{Batch, Losses, Net, NetConfig, OWNERSHIP_CLASSES, Trainer};
@@ -16,7 +16,7 @@ use fanorona_sim::{num_planes, symmetries};
 use rand::rngs::SmallRng;
 use rand::{RngExt, SeedableRng};
 use std::collections::VecDeque;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::time::Instant;
 
 /// The network configuration of a training config.
@@ -242,13 +242,7 @@ impl Learner {
 
     /// Trains on the window for `new_samples` new samples (see [`TrainConfig`]'s
     /// `train_ratio`): the losses of each step and the seconds it took.
-    pub fn train(
-        &mut self,
-        cfg: &TrainConfig,
-        new_samples: u64,
-        lr: f64,
-        seed: u64,
-    ) -> (Vec<Losses>, f64) {
+    pub fn train(&mut self, cfg: &TrainConfig, new_samples: u64, lr: f64, seed: u64) -> Trained {
         let r = train_on_window(&mut self.trainer, &self.replay, cfg, new_samples, lr, seed);
         self.state.steps = self.trainer.step;
         r
@@ -353,8 +347,11 @@ pub(crate) struct Generation {
     pub samples: u64,
     /// The training done while it was made (`train.overlap`: on the samples the one
     /// before left), with its seconds; `None`: the loop trains on its samples now.
-    pub trained: Option<(Vec<Losses>, f64)>,
+    pub trained: Option<Trained>,
 }
+
+/// What a round of training gave: each step's losses and the seconds it took.
+pub type Trained = (Vec<Losses>, f64);
 
 /// What the learner loop trains: the policy/value network ([`Learner`]), or a learned
 /// evaluation for alpha-beta (`crate::tree::EvalLearner`).
@@ -363,13 +360,7 @@ pub(crate) trait Model {
     fn state(&mut self) -> &mut RunState;
     /// Trains on the window for `new_samples` new samples (`train.train_ratio`): each
     /// step's losses and the seconds it took; sets the counters' steps.
-    fn train(
-        &mut self,
-        cfg: &TrainConfig,
-        new_samples: u64,
-        lr: f64,
-        seed: u64,
-    ) -> (Vec<Losses>, f64);
+    fn train(&mut self, cfg: &TrainConfig, new_samples: u64, lr: f64, seed: u64) -> Trained;
     /// Samples in the window.
     fn window(&self) -> usize;
 }
@@ -379,13 +370,7 @@ impl Model for Learner {
         &mut self.state
     }
 
-    fn train(
-        &mut self,
-        cfg: &TrainConfig,
-        new_samples: u64,
-        lr: f64,
-        seed: u64,
-    ) -> (Vec<Losses>, f64) {
+    fn train(&mut self, cfg: &TrainConfig, new_samples: u64, lr: f64, seed: u64) -> Trained {
         Learner::train(self, cfg, new_samples, lr, seed)
     }
 
@@ -433,6 +418,10 @@ pub(crate) trait Source<M = Learner> {
 pub(crate) trait Keeper<M = Learner> {
     /// Saves the learner as the checkpoint of its generation, `files` beside its own.
     fn save(&mut self, learner: &M, files: &[(&str, &[u8])]) -> Result<(), TrainError>;
+    /// The newest checkpoint folder saved (`None`: none, or not a folder).
+    fn last(&self) -> Option<PathBuf> {
+        None
+    }
 }
 
 /// The JSON-lines and TensorBoard sinks of a run's experiment folder `exp_dir`; the
@@ -467,6 +456,37 @@ pub(crate) fn run_limits(cfg: &TrainConfig, session: Instant) -> (Option<u64>, O
         (cfg.run.max_seconds > 0)
             .then(|| session + std::time::Duration::from_secs(cfg.run.max_seconds)),
     )
+}
+
+/// [`drive`] within `[run]`'s limits for a session that started at `session`, then the
+/// run summed up: its counters and the keeper's last checkpoint.
+///
+/// # Errors
+/// What [`drive`] reports.
+pub(crate) fn drive_session<M: Model>(
+    cfg: &TrainConfig,
+    learner: &mut M,
+    source: &mut dyn Source<M>,
+    keeper: &mut dyn Keeper<M>,
+    sinks: &mut dyn MetricsSink,
+    session: Instant,
+    progress: &mut dyn Progress,
+) -> Result<Summary, TrainError> {
+    let (generations, until) = run_limits(cfg, session);
+    drive(
+        cfg,
+        learner,
+        source,
+        keeper,
+        sinks,
+        generations,
+        until,
+        progress,
+    )?;
+    Ok(Summary {
+        state: *learner.state(),
+        last_checkpoint: keeper.last(),
+    })
 }
 
 /// The learner loop that `fanorona train` and `fanorona learn` drive: until generation

@@ -6,7 +6,7 @@ use crate::inputs::{
     players_eval_file, read_ab_eval, read_arena_book, read_selfplay_aids, read_selfplay_book,
 };
 use crate::learner::{
-    Generation, Keeper, Learner, Source, drive, generation_seed, open_sinks, run_limits,
+    Generation, Keeper, Learner, Source, drive_session, generation_seed, open_sinks,
     train_on_window,
 };
 use crate::records;
@@ -159,21 +159,15 @@ pub fn train(opts: &RunOptions, progress: &mut dyn Progress) -> Result<Summary, 
         root: &ckpt_dir,
         last: last_checkpoint,
     };
-    let (generations, until) = run_limits(cfg, session);
-    drive(
+    drive_session(
         cfg,
         &mut learner,
         &mut source,
         &mut keeper,
         &mut sinks,
-        generations,
-        until,
+        session,
         progress,
-    )?;
-    Ok(Summary {
-        state: learner.state,
-        last_checkpoint: keeper.last,
-    })
+    )
 }
 
 /// `fanorona train`'s generations: self-play in this process with the learner's network.
@@ -295,6 +289,10 @@ impl Keeper for Folder<'_> {
         }
         self.last = Some(dir);
         Ok(())
+    }
+
+    fn last(&self) -> Option<PathBuf> {
+        self.last.clone()
     }
 }
 

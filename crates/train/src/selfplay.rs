@@ -5,7 +5,8 @@ use crate::records::{GAME_VERSION, GameRecord, Sample, ownership_targets};
 use fanorona_nn::NetEvaluator;
 use fanorona_rules::{Color, Game, History, Outcome};
 use fanorona_search::{
-    AbBlend, Evaluator, Leaf, LearnedEval, Mcts, Oracle, TurnGuard, next_actions, wdl_index,
+    AbBlend, Evaluator, Leaf, LearnedEval, Mcts, Oracle, Outputs, TurnGuard, next_actions,
+    wdl_index,
 };
 use fanorona_sim::{Encode, frame_action};
 use fanorona_tb::Tablebase;
@@ -563,8 +564,7 @@ impl<G: Encode> Group<G> {
         eval.evaluate(
             &games_ref,
             &legal,
-            &mut self.priors[..total],
-            &mut self.wdl[..total],
+            Outputs::new(&mut self.priors[..total], &mut self.wdl[..total]),
         );
         if sp.search.blend > 0 {
             blend_values(&games_ref, &mut self.wdl[..total], sp, learned);

@@ -1148,27 +1148,16 @@ fn self_play_with_tables_ends_games_where_they_cover_and_learns_their_result() {
     // game ends at the first position the tables cover, with their result; its record
     // says so, and every sample's value target is that result.
     use fanorona_rules::{Color, Game, Position, RuleOptions, Variant};
-    use fanorona_tb::{Binomial, Class, Tablebase, Wdl, pieces_at};
+    use fanorona_tb::{Class, Tablebase, Wdl};
     let root = scratch("tables");
     let tables = root.join("tb");
     let tb = Tablebase::build(Variant::Dimy, 100, 3, None, &mut |_| {}).unwrap();
     tb.save(&tables).unwrap();
-    let b = Binomial::new();
     let class = Class { white: 2, black: 2 };
-    let mut scratch = Vec::new();
     let mut book = Vec::new();
     for i in 0..40u64 {
-        let idx = (i * 7919 + 13) % class.size(&b, 25);
-        let pieces = pieces_at(&b, 25, class, idx, &mut scratch);
-        let pos = Position::new(
-            Variant::Dimy,
-            RuleOptions::default(),
-            pieces,
-            Color::White,
-            0,
-            2,
-        )
-        .unwrap();
+        let pos =
+            fanorona_testkit::class_position(Variant::Dimy, class, i * 7919 + 13, Color::White);
         if pos.has_capture() && pos.outcome().is_none() {
             book.push(pos.fen());
         }

@@ -18,7 +18,7 @@ use noise::dirichlet;
 pub use oracle::Oracle;
 use oracle::SharedOracle;
 
-use crate::evaluator::Evaluator;
+use crate::evaluator::{Evaluator, Outputs};
 use fanorona_rules::{Color, Game, Outcome};
 use rand::rngs::SmallRng;
 use rand::{RngExt, SeedableRng};
@@ -675,8 +675,7 @@ impl<G: Game> Mcts<G> {
             eval.evaluate(
                 &games,
                 &legal,
-                &mut priors[..leaves.len()],
-                &mut wdl[..leaves.len()],
+                Outputs::new(&mut priors[..leaves.len()], &mut wdl[..leaves.len()]),
             );
             self.deliver(&leaves, &priors[..leaves.len()], &wdl[..leaves.len()]);
         }
@@ -1002,13 +1001,8 @@ mod tests {
         /// The first action gets prior 0.64, the rest share 0.36.
         struct Skewed;
         impl Evaluator<Position> for Skewed {
-            fn evaluate(
-                &mut self,
-                _: &[&Position],
-                legal: &[&[usize]],
-                priors: &mut [Vec<f32>],
-                wdl: &mut [[f32; 3]],
-            ) {
+            fn evaluate(&mut self, _: &[&Position], legal: &[&[usize]], out: Outputs<'_>) {
+                let Outputs { priors, wdl } = out;
                 for (i, l) in legal.iter().enumerate() {
                     let rest = 0.36 / (l.len() - 1).max(1) as f32;
                     priors[i] = (0..l.len())
@@ -1077,15 +1071,10 @@ mod tests {
         /// Counts the positions it is asked to evaluate.
         struct Counting(usize);
         impl Evaluator<Position> for Counting {
-            fn evaluate(
-                &mut self,
-                games: &[&Position],
-                legal: &[&[usize]],
-                priors: &mut [Vec<f32>],
-                wdl: &mut [[f32; 3]],
-            ) {
+            fn evaluate(&mut self, games: &[&Position], legal: &[&[usize]], out: Outputs<'_>) {
+                let Outputs { priors, wdl } = out;
                 self.0 += games.len();
-                UniformEvaluator::default().evaluate(games, legal, priors, wdl);
+                UniformEvaluator::default().evaluate(games, legal, Outputs::new(priors, wdl));
             }
         }
         let run = |root: Position, solver: bool| {
@@ -1140,13 +1129,8 @@ mod tests {
         }
     }
     impl Evaluator<Position> for Material {
-        fn evaluate(
-            &mut self,
-            games: &[&Position],
-            legal: &[&[usize]],
-            priors: &mut [Vec<f32>],
-            wdl: &mut [[f32; 3]],
-        ) {
+        fn evaluate(&mut self, games: &[&Position], legal: &[&[usize]], out: Outputs<'_>) {
+            let Outputs { priors, wdl } = out;
             for (i, g) in games.iter().enumerate() {
                 priors[i] = vec![1.0 / legal[i].len() as f32; legal[i].len()];
                 let v = Material::value(g);

@@ -2,7 +2,7 @@
 
 use super::*;
 use crate::config::TrainConfig;
-use crate::learner::Model;
+use crate::learner::{Model, Trained};
 use crate::state::{RunState, TrainError, io, read_json};
 use fanorona_eval::fit::{BoundFit, BoundSample};
 use fanorona_nn::Losses;
@@ -118,13 +118,7 @@ impl Model for EvalLearner {
         &mut self.state
     }
 
-    fn train(
-        &mut self,
-        cfg: &TrainConfig,
-        new_samples: u64,
-        lr: f64,
-        seed: u64,
-    ) -> (Vec<Losses>, f64) {
+    fn train(&mut self, cfg: &TrainConfig, new_samples: u64, lr: f64, seed: u64) -> Trained {
         let t = Instant::now();
         let n = cfg.train.batch_size;
         if new_samples == 0 || self.window.len() < cfg.train.min_replay.max(n) {

@@ -27,7 +27,7 @@
 
 use crate::config::TrainConfig;
 use crate::inputs::read_arena_book;
-use crate::learner::{Generation, Keeper, Source, drive, generation_seed, open_sinks, run_limits};
+use crate::learner::{Generation, Keeper, Source, drive_session, generation_seed, open_sinks};
 use crate::selfplay::SelfPlayStats;
 use crate::state::{Progress, RunState, Summary, TrainError, read_json};
 use fanorona_nn::checkpoint;
@@ -182,6 +182,10 @@ impl Keeper<EvalLearner> for TreeFolder<'_> {
         self.last = Some(dir);
         Ok(())
     }
+
+    fn last(&self) -> Option<PathBuf> {
+        self.last.clone()
+    }
 }
 
 /// The newest tree checkpoint of run folder `dir` (the highest generation whose
@@ -268,21 +272,15 @@ pub(crate) fn train(
         root: ckpt_dir,
         last,
     };
-    let (generations, until) = run_limits(cfg, session);
-    drive(
+    drive_session(
         cfg,
         &mut learner,
         &mut source,
         &mut keeper,
         &mut sinks,
-        generations,
-        until,
+        session,
         progress,
-    )?;
-    Ok(Summary {
-        state: learner.state,
-        last_checkpoint: keeper.last,
-    })
+    )
 }
 
 #[cfg(test)]
