@@ -29,6 +29,7 @@ mod mcts;
 mod mcts_player;
 pub mod opening;
 mod player;
+pub mod review;
 pub mod settings;
 mod tt;
 
