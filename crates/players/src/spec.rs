@@ -28,7 +28,7 @@ use crate::release;
 use fanorona_rules::telo::TeloPosition;
 use fanorona_rules::{AnyPosition, History, Position, RuleOptions, Variant};
 use fanorona_search::opening::{BOOK_MARGIN, BookPlayer, OpeningBook};
-use fanorona_search::settings::{self, AbSettings, Overrides};
+use fanorona_search::settings::{self, AbSettings, Declared, Overrides, names};
 use fanorona_search::{
     AbConfig, AbPlayer, Analysis, LearnedEval, Limits, Player, RandomPlayer, SearchSettings,
 };
@@ -260,146 +260,90 @@ impl Default for Common {
     }
 }
 
-/// One player option: its name, the kinds that take it, what it does, its range in
-/// words, how it is read. The engines' own settings are the search's tables
-/// (`settings::AB_OPTIONS`, `settings::OPTIONS`).
-#[derive(Clone, Copy)]
-pub struct PlayerOption {
-    /// The name specs use.
-    pub name: &'static str,
-    /// The kinds that take it (`ab`, `mcts`, `random`).
-    pub kinds: &'static [&'static str],
-    /// What it does.
-    pub help: &'static str,
-    /// Its range, in words.
-    pub expected: &'static str,
-    set: fn(&mut Common, &str) -> Option<()>,
-}
-
-impl std::fmt::Debug for PlayerOption {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("PlayerOption")
-            .field("name", &self.name)
-            .finish_non_exhaustive()
-    }
-}
-
-const AB_MCTS: &[&str] = &["ab", "mcts"];
+/// One player option ([`Declared`] over [`Common`]). The engines' own settings are the
+/// search's tables (`settings::AB_OPTIONS`, `settings::OPTIONS`).
+pub type PlayerOption = Declared<Common>;
 
 /// The options of players besides their engine's settings, once each.
-pub const PLAYER_OPTIONS: &[PlayerOption] = &[
-    PlayerOption {
-        name: "seed",
-        kinds: &["ab", "mcts", "random"],
-        help: "the seed of the player's choices (a book's among its turns, the search's ties and noise, random's turns)",
-        expected: "a number",
-        set: |c, v| {
+pub const PLAYER_OPTIONS: &[PlayerOption] = fanorona_search::declare! { Common;
+    "seed" ["ab", "mcts", "random"]:
+        "the seed of the player's choices (a book's among its turns, the search's ties and noise, random's turns)",
+        "a number",
+        |c, v| {
             c.seed = v.parse().ok()?;
             Some(())
-        },
-    },
-    PlayerOption {
-        name: "book",
-        kinds: AB_MCTS,
-        help: "an opening book to play from (fanorona book --opening), release for the release's, none for none",
-        expected: "an opening book's file, release or none",
-        set: |c, v| {
+        };
+    "book" ["ab", "mcts"]:
+        "an opening book to play from (fanorona book --opening), release for the release's, none for none",
+        "an opening book's file, release or none",
+        |c, v| {
             c.book = match v {
                 "" => return None,
                 "none" => None,
                 b => Some(b.into()),
             };
             Some(())
-        },
-    },
-    PlayerOption {
-        name: "tb",
-        kinds: AB_MCTS,
-        help: "a folder of endgame tables (fanorona tb build), or none",
-        expected: "a folder of endgame tables, or none",
-        set: |c, v| {
+        };
+    "tb" ["ab", "mcts"]: "a folder of endgame tables (fanorona tb build), or none",
+        "a folder of endgame tables, or none",
+        |c, v| {
             c.tb = Tables::parse(v)?;
             Some(())
-        },
-    },
-    PlayerOption {
-        name: "eval",
-        kinds: &["ab"],
-        help: "a learned evaluation's file, a checkpoint folder holding one, or release",
-        expected: "a learned evaluation's file",
-        set: |c, v| {
+        };
+    "eval" ["ab"]: "a learned evaluation's file, a checkpoint folder holding one, or release",
+        "a learned evaluation's file",
+        |c, v| {
             c.eval = Some(Some(v).filter(|v| !v.is_empty())?.into());
             Some(())
-        },
-    },
-    PlayerOption {
-        name: "ab_eval",
-        kinds: &["mcts"],
-        help: "the learned evaluation of the guard's and the blend's alpha-beta searches (default: the network's folder's)",
-        expected: "a learned evaluation's file, release or none",
-        set: |c, v| {
+        };
+    "ab_eval" ["mcts"]:
+        "the learned evaluation of the guard's and the blend's alpha-beta searches (default: the network's folder's)",
+        "a learned evaluation's file, release or none",
+        |c, v| {
             c.ab_eval = match v {
                 "" => return None,
                 "none" => AbEvalSource::Off,
                 file => AbEvalSource::File(file.into()),
             };
             Some(())
-        },
-    },
-    PlayerOption {
-        name: "reuse",
-        kinds: &["mcts"],
-        help: "keep the search tree from one turn to the next",
-        expected: "true or false",
-        set: |c, v| {
+        };
+    "reuse" ["mcts"]: "keep the search tree from one turn to the next", "true or false",
+        |c, v| {
             c.reuse = v.parse().ok()?;
             Some(())
-        },
-    },
-    PlayerOption {
-        name: "ckpt",
-        kinds: &["mcts"],
-        help: "the network: a checkpoint or run folder, none for an untrained one (default: the release's)",
-        expected: "a checkpoint folder, or none",
-        set: |c, v| {
+        };
+    "ckpt" ["mcts"]:
+        "the network: a checkpoint or run folder, none for an untrained one (default: the release's)",
+        "a checkpoint folder, or none",
+        |c, v| {
             c.ckpt = match v {
                 "" => return None,
                 "none" => NetSource::Fresh,
                 dir => NetSource::Dir(dir.into()),
             };
             Some(())
-        },
-    },
-    PlayerOption {
-        name: "sims",
-        kinds: &["mcts"],
-        help: "simulations a decision (with time: the most a decision may use)",
-        expected: "a number of simulations >= 1",
-        set: |c, v| {
+        };
+    "sims" ["mcts"]: "simulations a decision (with time: the most a decision may use)",
+        "a number of simulations >= 1",
+        |c, v| {
             c.sims = Some(v.parse().ok().filter(|&s| s >= 1)?);
             Some(())
-        },
-    },
-    PlayerOption {
-        name: "time",
-        kinds: &["mcts"],
-        help: "time a turn, its decisions sharing it",
-        expected: "a time such as 200ms or 1s",
-        set: |c, v| {
+        };
+    "time" ["mcts"]: "time a turn, its decisions sharing it", "a time such as 200ms or 1s",
+        |c, v| {
             c.time = Some(parse_duration(v).filter(|d| !d.is_zero())?);
             Some(())
-        },
-    },
-];
+        };
+};
 
 /// The player options `kind` takes, for messages.
 pub fn player_option_names(kind: &str) -> String {
-    PLAYER_OPTIONS
-        .iter()
-        .filter(|o| o.kinds.contains(&kind))
-        .map(|o| o.name)
-        .collect::<Vec<_>>()
-        .join(", ")
+    names(
+        PLAYER_OPTIONS
+            .iter()
+            .filter(|o| o.kinds.contains(&kind))
+            .map(|o| o.name),
+    )
 }
 
 impl EngineSpec {

@@ -173,6 +173,30 @@ impl<E: Evaluator<Position>> Evaluator<Position> for AbBlend<E> {
     }
 }
 
+thread_local! {
+    /// Each thread's blend ([`with_thread_blend`]).
+    static BLEND: crate::guard::Kept<AbBlend<()>> = const { std::cell::RefCell::new(None) };
+}
+
+/// Runs `f` with this thread's blend (an [`AbBlend`] without an evaluator of its own:
+/// [`AbBlend::mix`] alone) for `cfg` and `learned`, made on first use and again when either
+/// changes: what leaf values spread over threads (self-play's batches) are mixed with.
+pub fn with_thread_blend<R>(
+    cfg: BlendConfig,
+    learned: &Option<Arc<LearnedEval>>,
+    f: impl FnOnce(&mut AbBlend<()>) -> R,
+) -> R {
+    BLEND.with(|kept| {
+        crate::guard::with_kept(
+            kept,
+            learned,
+            |b| *b.config() == cfg,
+            || AbBlend::new((), cfg).with_learned(learned.clone()),
+            f,
+        )
+    })
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

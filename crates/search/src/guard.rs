@@ -320,6 +320,96 @@ pub fn next_actions(turns: &[Vec<usize>], played: &[usize]) -> Vec<usize> {
     out
 }
 
+/// A turn played one decision at a time under a guard: the sound turns of the position
+/// it began in, as step actions (`None`: not judged, or no guard), and the actions played
+/// since. The MCTS player and self-play keep each decision's root to it.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct GuardedTurn {
+    sound: Option<Vec<Vec<usize>>>,
+    played: Vec<usize>,
+}
+
+impl GuardedTurn {
+    /// A turn beginning now, with the guard's judgement of its position (`None`: none).
+    pub fn begin(sound: Option<Vec<Vec<usize>>>) -> GuardedTurn {
+        GuardedTurn {
+            sound,
+            played: Vec::new(),
+        }
+    }
+
+    /// The actions the guard allows next (`None`: not judged).
+    pub fn allowed(&self) -> Option<Vec<usize>> {
+        self.sound.as_ref().map(|t| next_actions(t, &self.played))
+    }
+
+    /// Keeps `tree`'s root to the actions the guard allows next.
+    pub fn restrict<G: fanorona_rules::Game>(&self, tree: &mut crate::Mcts<G>) {
+        if let Some(allowed) = self.allowed() {
+            tree.restrict_root(&allowed);
+        }
+    }
+
+    /// An action of the turn was played.
+    pub fn play(&mut self, action: usize) {
+        self.played.push(action);
+    }
+}
+
+/// Whether two learned evaluations are the same one (both hand-written, or one file
+/// read once).
+pub(crate) fn same_eval(a: &Option<Arc<LearnedEval>>, b: &Option<Arc<LearnedEval>>) -> bool {
+    match (a, b) {
+        (None, None) => true,
+        (Some(a), Some(b)) => Arc::ptr_eq(a, b),
+        _ => false,
+    }
+}
+
+/// A thread's searcher kept between calls, with the learned evaluation it was made with.
+pub(crate) type Kept<T> = std::cell::RefCell<Option<(T, Option<Arc<LearnedEval>>)>>;
+
+/// Runs `f` with the searcher `kept` holds, made by `make` first when there is none, or
+/// when the one there does not `fit` or was made with another evaluation than `learned`.
+pub(crate) fn with_kept<T, R>(
+    kept: &Kept<T>,
+    learned: &Option<Arc<LearnedEval>>,
+    fits: impl FnOnce(&T) -> bool,
+    make: impl FnOnce() -> T,
+    f: impl FnOnce(&mut T) -> R,
+) -> R {
+    let mut slot = kept.borrow_mut();
+    let t = match &mut *slot {
+        Some((t, l)) if fits(t) && same_eval(l, learned) => t,
+        _ => &mut slot.insert((make(), learned.clone())).0,
+    };
+    f(t)
+}
+
+thread_local! {
+    /// Each thread's guard ([`with_thread_guard`]).
+    static GUARD: Kept<TurnGuard> = const { std::cell::RefCell::new(None) };
+}
+
+/// Runs `f` with this thread's guard for `cfg` and `learned`, made (with a 2 MiB table)
+/// on first use and again when either changes: what searches spread over threads (self-
+/// play's games) judge with, each thread keeping its own.
+pub fn with_thread_guard<R>(
+    cfg: GuardConfig,
+    learned: &Option<Arc<LearnedEval>>,
+    f: impl FnOnce(&mut TurnGuard) -> R,
+) -> R {
+    GUARD.with(|kept| {
+        with_kept(
+            kept,
+            learned,
+            |g| *g.config() == cfg,
+            || TurnGuard::with_table(cfg, 2).with_learned(learned.clone()),
+            f,
+        )
+    })
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

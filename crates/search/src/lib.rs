@@ -35,10 +35,10 @@ mod tt;
 
 pub use ab::{AbConfig, AlphaBeta, Limits, NodeLabel, SearchParams, SearchResult};
 pub use analysis::{Analysis, analyse, analyse_telo, telo_solution};
-pub use blend::{AbBlend, BlendConfig, score_wdl};
+pub use blend::{AbBlend, BlendConfig, score_wdl, with_thread_blend};
 pub use descent::{Descent, DescentResult};
 pub use evaluator::{Evaluator, Outputs, RolloutEvaluator, UniformEvaluator, wdl_index};
-pub use guard::{GuardConfig, TurnGuard, next_actions};
+pub use guard::{GuardConfig, GuardedTurn, TurnGuard, next_actions, with_thread_guard};
 pub use mcts::{GumbelConfig, Leaf, MIN_TIMED_SIMS, Mcts, MctsConfig, Oracle, TIMED_CHUNK};
 pub use mcts_player::{GUARD_TIME_SHARE, MctsPlayer, search_telo};
 pub use player::{

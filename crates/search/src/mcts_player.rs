@@ -3,7 +3,7 @@
 //! simulations or time ([`Mcts::run_budget`], the one timed loop).
 
 use crate::{AbBlend, BlendConfig, Choice, GuardConfig, LearnedEval, Limits};
-use crate::{Evaluator, Mcts, MctsConfig, Oracle, Player, SearchResult, TurnGuard, next_actions};
+use crate::{Evaluator, GuardedTurn, Mcts, MctsConfig, Oracle, Player, SearchResult, TurnGuard};
 use fanorona_rules::game::{action_from_index, action_index};
 use fanorona_rules::telo::TeloPosition;
 use fanorona_rules::{Game, History, Position};
@@ -149,7 +149,7 @@ impl<E: Evaluator<Position>> MctsPlayer<E> {
         let start = Instant::now();
         let tree = self.new_tree(*pos);
         let sound = self.guard_turns(&History::new(*pos), start);
-        let (a, v, _, _) = self.search_turn(tree, sound.as_deref(), start);
+        let (a, v, _, _) = self.search_turn(tree, sound, start);
         (a, v)
     }
 
@@ -196,7 +196,7 @@ impl<E: Evaluator<Position>> MctsPlayer<E> {
     fn search_turn(
         &mut self,
         mut tree: Mcts<Position>,
-        sound: Option<&[Vec<usize>]>,
+        sound: Option<Vec<Vec<usize>>>,
         started: Instant,
     ) -> (Vec<usize>, [f32; 3], u64, Mcts<Position>) {
         let pos = *tree.root_game();
@@ -204,6 +204,7 @@ impl<E: Evaluator<Position>> MctsPlayer<E> {
         let mut actions = Vec::new();
         let mut value = [0.0, 1.0, 0.0];
         let side = pos.to_move();
+        let mut guarded = GuardedTurn::begin(sound);
         let turn_end = self.budget.time.map(|t| started + t);
         loop {
             // A turn without a capture is one decision and takes the whole budget; in a
@@ -218,9 +219,7 @@ impl<E: Evaluator<Position>> MctsPlayer<E> {
                     end
                 }
             });
-            if let Some(turns) = sound {
-                tree.restrict_root(&next_actions(turns, &actions));
-            }
+            guarded.restrict(&mut tree);
             let before = tree.visits();
             self.search_decision(&mut tree, deadline);
             sims += (tree.visits() - before) as u64;
@@ -229,6 +228,7 @@ impl<E: Evaluator<Position>> MctsPlayer<E> {
             }
             let Some(a) = tree.choose(0.0) else { break };
             actions.push(a);
+            guarded.play(a);
             tree.advance(a);
             let g = tree.root_game();
             if g.to_move() != side || g.chain().is_none() || g.outcome().is_some() {
@@ -296,7 +296,7 @@ impl<E: Evaluator<Position> + Send> Player for MctsPlayer<E> {
             self.new_tree(pos)
         };
         let sound = self.guard_turns(game, start);
-        let (actions, value, sims, tree) = self.search_turn(tree, sound.as_deref(), start);
+        let (actions, value, sims, tree) = self.search_turn(tree, sound, start);
         if self.reuse {
             self.tree = Some(tree);
         }

@@ -373,13 +373,14 @@ impl SearchSettings {
     }
 }
 
+/// Names, comma-separated, for messages: every table's lister.
+pub fn names<'a>(names: impl IntoIterator<Item = &'a str>) -> String {
+    names.into_iter().collect::<Vec<_>>().join(", ")
+}
+
 /// The settings' names, for messages.
 pub fn option_names() -> String {
-    OPTIONS
-        .iter()
-        .map(|o| o.name)
-        .collect::<Vec<_>>()
-        .join(", ")
+    names(OPTIONS.iter().map(|o| o.name))
 }
 
 /// Reads a duration: `250ms`, `1s`, `1.5s`, `2m` (`2min`); a bare number is seconds.
@@ -413,84 +414,87 @@ pub struct AbSettings {
     pub threads_given: bool,
 }
 
-/// One alpha-beta setting: its name, what it does, its range in words, how it is read.
+/// One option of a table of settings of type `T`, declared once: its name, the players
+/// that take it, what it does, its range in words, how it is read. The alpha-beta
+/// settings ([`AB_OPTIONS`]) and the players' own options (`fanorona-players`'s
+/// `PLAYER_OPTIONS`) are tables of these, written with [`declare!`](crate::declare);
+/// [`OPTIONS`], MCTS's, are fields of [`SearchSettings`] and also read back.
 #[derive(Clone, Copy)]
-pub struct AbOption {
+pub struct Declared<T: 'static> {
     /// The name specs use.
     pub name: &'static str,
+    /// The kinds of player that take it (`ab`, `mcts`, `random`).
+    pub kinds: &'static [&'static str],
     /// What it does.
     pub help: &'static str,
     /// Its range, in words.
     pub expected: &'static str,
-    set: fn(&mut AbSettings, &str) -> Option<()>,
+    /// Reads a value into the settings; `None` when it is out of range.
+    pub set: fn(&mut T, &str) -> Option<()>,
 }
 
-impl std::fmt::Debug for AbOption {
+impl<T> std::fmt::Debug for Declared<T> {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("AbOption")
+        f.debug_struct("Declared")
             .field("name", &self.name)
             .finish_non_exhaustive()
     }
 }
 
+/// Declares a table of [`Declared`] options over settings of type `T`, one entry a line
+/// group: `"name" [kinds]: "help", "expected", |settings, value| reading;` (the reading
+/// an `Option<()>`, `None` for a value out of range).
+#[macro_export]
+macro_rules! declare {
+    ($target:ty; $( $name:literal [$($kind:literal),*]: $help:literal, $expected:literal,
+        |$s:ident, $v:ident| $set:expr; )*) => {
+        &[$( $crate::settings::Declared::<$target> {
+            name: $name,
+            kinds: &[$($kind),*],
+            help: $help,
+            expected: $expected,
+            set: |$s, $v| $set,
+        }, )*]
+    };
+}
+
 /// Every alpha-beta setting a user may change, once each.
-pub const AB_OPTIONS: &[AbOption] = &[
-    AbOption {
-        name: "depth",
-        help: "search this many turns deep (iterative deepening up to it)",
-        expected: "1 to 100",
-        set: |s, v| {
+pub const AB_OPTIONS: &[Declared<AbSettings>] = declare! { AbSettings;
+    "depth" ["ab"]: "search this many turns deep (iterative deepening up to it)", "1 to 100",
+        |s, v| {
             s.limits.depth = Some(v.parse().ok().filter(|d| (1..=100).contains(d))?);
             Some(())
-        },
-    },
-    AbOption {
-        name: "nodes",
-        help: "stop after about this many nodes",
-        expected: "a number of nodes",
-        set: |s, v| {
+        };
+    "nodes" ["ab"]: "stop after about this many nodes", "a number of nodes",
+        |s, v| {
             s.limits.nodes = Some(v.parse().ok()?);
             Some(())
-        },
-    },
-    AbOption {
-        name: "time",
-        help: "stop after about this much time a turn",
-        expected: "a time such as 200ms or 1s",
-        set: |s, v| {
+        };
+    "time" ["ab"]: "stop after about this much time a turn", "a time such as 200ms or 1s",
+        |s, v| {
             s.limits.time = Some(parse_duration(v)?);
             Some(())
-        },
-    },
-    AbOption {
-        name: "hash",
-        help: "the transposition table's size in MiB",
-        expected: "MiB, 1 to 65536",
-        set: |s, v| {
+        };
+    "hash" ["ab"]: "the transposition table's size in MiB", "MiB, 1 to 65536",
+        |s, v| {
             s.cfg.hash_mb = v.parse().ok().filter(|m| (1..=65536).contains(m))?;
             Some(())
-        },
-    },
-    AbOption {
-        name: "qdepth",
-        help: "how many capture turns deep the quiescence search may go",
-        expected: "a number of capture turns",
-        set: |s, v| {
+        };
+    "qdepth" ["ab"]: "how many capture turns deep the quiescence search may go",
+        "a number of capture turns",
+        |s, v| {
             s.cfg.qsearch_depth = v.parse().ok()?;
             Some(())
-        },
-    },
-    AbOption {
-        name: "threads",
-        help: "search threads (lazy SMP); by default 1, or every core on a clock in play, analyze and serve",
-        expected: "1 to 256",
-        set: |s, v| {
+        };
+    "threads" ["ab"]:
+        "search threads (lazy SMP); by default 1, or every core on a clock in play, analyze and serve",
+        "1 to 256",
+        |s, v| {
             s.cfg.threads = v.parse().ok().filter(|t| (1..=256).contains(t))?;
             s.threads_given = true;
             Some(())
-        },
-    },
-];
+        };
+};
 
 impl AbSettings {
     /// Sets the alpha-beta setting `key` from text; `Ok(false)` if `key` names none.
@@ -522,11 +526,7 @@ impl AbSettings {
 
 /// The alpha-beta settings' names, for messages.
 pub fn ab_option_names() -> String {
-    AB_OPTIONS
-        .iter()
-        .map(|o| o.name)
-        .collect::<Vec<_>>()
-        .join(", ")
+    names(AB_OPTIONS.iter().map(|o| o.name))
 }
 
 /// Settings a user named (a spec's options), checked as they are read and applied over

@@ -5,8 +5,8 @@ use crate::records::{GAME_VERSION, GameRecord, Sample, ownership_targets};
 use fanorona_nn::NetEvaluator;
 use fanorona_rules::{Color, Game, History, Outcome};
 use fanorona_search::{
-    AbBlend, Evaluator, Leaf, LearnedEval, Mcts, Oracle, Outputs, TurnGuard, next_actions,
-    wdl_index,
+    Evaluator, GuardedTurn, Leaf, LearnedEval, Mcts, Oracle, Outputs, wdl_index, with_thread_blend,
+    with_thread_guard,
 };
 use fanorona_sim::{Encode, frame_action};
 use fanorona_tb::Tablebase;
@@ -42,16 +42,6 @@ impl<G: Encode> Oracle<G> for Tables {
 /// The result the tables give `game`'s position (`None`: not covered).
 fn table_result<G: Encode>(tables: &Option<Arc<Tablebase>>, game: &G) -> Option<Outcome> {
     tables.as_ref()?.outcome(game.as_fanorona()?)
-}
-
-/// Whether two learned evaluations are the same one (both hand-written, or one file read
-/// once).
-fn same_eval(a: &AbLearned, b: &AbLearned) -> bool {
-    match (a, b) {
-        (None, None) => true,
-        (Some(a), Some(b)) => Arc::ptr_eq(a, b),
-        _ => false,
-    }
 }
 
 /// What self-play measured.
@@ -174,7 +164,10 @@ struct Slot<G> {
     moves: Vec<String>,
     budget: Budget,
     adjudicator: Adjudicator,
-    guard: GuardState,
+    /// The tactical guard's judgement of the turn being played (`selfplay.guard`).
+    guard: GuardedTurn,
+    /// Whether the root must be judged before the next search.
+    guard_due: bool,
     /// Ended by the endgame tables.
     tablebase: bool,
     rng: SmallRng,
@@ -280,73 +273,6 @@ impl Adjudicator {
     }
 }
 
-/// The tactical guard (`selfplay.guard`): the sound turns of the turn being played, to
-/// which the searches keep.
-#[derive(Debug, Default)]
-struct GuardState {
-    /// The sound turns (as step-level actions), `None` until judged.
-    sound: Option<Vec<Vec<usize>>>,
-    /// Where the turn began in the game's actions.
-    turn_start: usize,
-    /// Whether the root must be judged before the next search.
-    due: bool,
-}
-
-impl GuardState {
-    /// Before a search: a chain goes on along one of the sound turns; a new turn is to
-    /// be judged.
-    fn plan<G: Encode>(&mut self, tree: &mut Mcts<G>, actions: &[u16]) {
-        let in_chain = tree
-            .root_game()
-            .as_fanorona()
-            .is_some_and(|p| p.chain().is_some());
-        if in_chain {
-            if let Some(allowed) = self.allowed(actions) {
-                tree.restrict_root(&allowed);
-            }
-        } else {
-            self.turn_start = actions.len();
-            self.sound = None;
-            self.due = true;
-        }
-    }
-
-    /// The root actions the guard allows after the game's `actions` (`None`: not judged).
-    fn allowed(&self, actions: &[u16]) -> Option<Vec<usize>> {
-        let played: Vec<usize> = actions[self.turn_start..]
-            .iter()
-            .map(|&a| a as usize)
-            .collect();
-        self.sound.as_ref().map(|t| next_actions(t, &played))
-    }
-
-    /// The guard's judgement of the root, a turn's first decision (on this thread's
-    /// guard, its table cleared so that the judgement does not depend on which games the
-    /// thread judged before).
-    fn judge<G: Encode>(&mut self, tree: &mut Mcts<G>, sp: &SelfPlayConfig, learned: &AbLearned) {
-        self.due = false;
-        let Some(pos) = tree.root_game().as_fanorona() else {
-            return;
-        };
-        let Some(cfg) = sp.search.guard() else {
-            return;
-        };
-        let sound = GUARD.with_borrow_mut(|g| {
-            let g = match g {
-                Some((g, l)) if *g.config() == cfg && same_eval(l, learned) => g,
-                _ => {
-                    let guard = TurnGuard::with_table(cfg, 2).with_learned(learned.clone());
-                    &mut g.insert((guard, learned.clone())).0
-                }
-            };
-            g.new_game();
-            g.sound_turns(&History::new(*pos))
-        });
-        tree.restrict_root(&next_actions(&sound, &[]));
-        self.sound = Some(sound);
-    }
-}
-
 impl<G: Encode> Slot<G> {
     /// A game from one of `starts` (drawn at random when there are several).
     fn new(
@@ -377,7 +303,8 @@ impl<G: Encode> Slot<G> {
             moves,
             budget: Budget::default(),
             adjudicator,
-            guard: GuardState::default(),
+            guard: GuardedTurn::default(),
+            guard_due: false,
             tablebase: false,
             rng,
             leaves: Vec::new(),
@@ -391,8 +318,38 @@ impl<G: Encode> Slot<G> {
     fn plan(&mut self, cfg: &TrainConfig) {
         self.budget.plan(&self.tree, &cfg.selfplay, &mut self.rng);
         if cfg.selfplay.search.guard > 0 {
-            self.guard.plan(&mut self.tree, &self.actions);
+            // A chain goes on along one of the sound turns; a new turn is to be judged.
+            let in_chain = self
+                .tree
+                .root_game()
+                .as_fanorona()
+                .is_some_and(|p| p.chain().is_some());
+            if in_chain {
+                self.guard.restrict(&mut self.tree);
+            } else {
+                self.guard = GuardedTurn::default();
+                self.guard_due = true;
+            }
         }
+    }
+
+    /// The guard's judgement of the root, a turn's first decision (on this thread's
+    /// guard, its table cleared so that the judgement does not depend on which games the
+    /// thread judged before).
+    fn judge(&mut self, sp: &SelfPlayConfig, learned: &AbLearned) {
+        self.guard_due = false;
+        let Some(pos) = self.tree.root_game().as_fanorona() else {
+            return;
+        };
+        let Some(cfg) = sp.search.guard() else {
+            return;
+        };
+        let sound = with_thread_guard(cfg, learned, |g| {
+            g.new_game();
+            g.sound_turns(&History::new(*pos))
+        });
+        self.guard = GuardedTurn::begin(Some(sound));
+        self.guard.restrict(&mut self.tree);
     }
 
     fn searching(&self) -> bool {
@@ -412,7 +369,7 @@ impl<G: Encode> Slot<G> {
             .into_iter()
             .filter(|&(_, p)| p > 0.0)
             .collect();
-        if let Some(allowed) = self.guard.allowed(&self.actions) {
+        if let Some(allowed) = self.guard.allowed() {
             // Visits a kept subtree brought from before the guard's judgement are not
             // targets either.
             let kept: Vec<(usize, f32)> = policy
@@ -470,15 +427,6 @@ fn random_opening<G: Game>(
     (game, actions, names)
 }
 
-thread_local! {
-    /// Each self-play thread's tactical guard (`selfplay.guard`) and the learned evaluation
-    /// it was made with.
-    static GUARD: std::cell::RefCell<Option<(TurnGuard, AbLearned)>> = const { std::cell::RefCell::new(None) };
-    /// Each self-play thread's alpha-beta engine for blended leaf values, and its learned
-    /// evaluation.
-    static BLEND: std::cell::RefCell<Option<(AbBlend<()>, AbLearned)>> = const { std::cell::RefCell::new(None) };
-}
-
 /// Mixes an alpha-beta search's value into each leaf's (`selfplay.blend`), the
 /// searches spread over the threads.
 fn blend_values<G: Encode>(
@@ -492,16 +440,7 @@ fn blend_values<G: Encode>(
     };
     games.par_iter().zip(wdl.par_iter_mut()).for_each(|(g, v)| {
         let Some(pos) = g.as_fanorona() else { return };
-        BLEND.with_borrow_mut(|b| {
-            let b = match b {
-                Some((b, l)) if *b.config() == cfg && same_eval(l, learned) => b,
-                _ => {
-                    let blend = AbBlend::new((), cfg).with_learned(learned.clone());
-                    &mut b.insert((blend, learned.clone())).0
-                }
-            };
-            b.mix(pos, v);
-        });
+        with_thread_blend(cfg, learned, |b| b.mix(pos, v));
     });
 }
 
@@ -529,8 +468,8 @@ impl<G: Encode> Group<G> {
     fn gather(&mut self, per: usize, sp: &SelfPlayConfig, learned: &AbLearned) {
         self.slots.par_iter_mut().for_each(|s| {
             s.leaves.clear();
-            if s.guard.due {
-                s.guard.judge(&mut s.tree, sp, learned);
+            if s.guard_due {
+                s.judge(sp, learned);
             }
             if s.searching() {
                 let want = per.min((s.budget.target - s.tree.visits()) as usize).max(1);
@@ -818,6 +757,7 @@ fn decide<G: Encode>(
     };
     let a = s.tree.choose(temperature)?;
     s.actions.push(a as u16);
+    s.guard.play(a);
     s.moves.push(s.tree.root_game().action_name(a));
     s.tree.advance(a);
     stats.decisions += 1;
