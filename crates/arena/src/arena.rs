@@ -943,27 +943,22 @@ mod tests {
         assert_eq!(order[r10 + 1], "riatra 11 o0 A-B");
         assert_eq!(order.len(), 20 + 3 + 1 + 3);
         let points = match_points(&specs, &records, 3);
+        // A player's points, riatras won/drawn/lost, velas given and owed, and unpaid.
+        let expect = |player: &str, points, riatras, velas_given, velas_owed, unpaid| MatchPoints {
+            player: player.into(),
+            points,
+            riatras,
+            velas_given,
+            velas_owed,
+            unpaid,
+        };
         assert_eq!(
             points[0],
-            MatchPoints {
-                player: "A".into(),
-                points: 6,
-                riatras: [1, 17, 2],
-                velas_given: [1, 1, 1],
-                velas_owed: [1, 0, 3],
-                unpaid: 1,
-            }
+            expect("A", 6, [1, 17, 2], [1, 1, 1], [1, 0, 3], 1)
         );
         assert_eq!(
             points[1],
-            MatchPoints {
-                player: "B".into(),
-                points: 15,
-                riatras: [2, 17, 1],
-                velas_given: [3, 0, 1],
-                velas_owed: [1, 1, 1],
-                unpaid: 0,
-            }
+            expect("B", 15, [2, 17, 1], [3, 0, 1], [1, 1, 1], 0)
         );
         // Elo counts riatras only.
         let t = tally(&specs, &records);

@@ -2,6 +2,8 @@
 
 use crate::elo::{PairResult, PairedDiff, Pentanomial, Rating, Trend};
 use fanorona_rules::durable::write_atomic;
+use plotters::coord::Shift;
+use plotters::coord::ranged1d::AsRangedCoord;
 use plotters::prelude::*;
 use std::fmt::Write as _;
 use std::path::Path;
@@ -317,14 +319,7 @@ pub fn plot_elo(
     let pad = ((hi - lo) * 0.1).max(20.0);
     let mut svg = String::new();
     let root = SVGBackend::with_string(&mut svg, (800, 480)).into_drawing_area();
-    root.fill(&WHITE).map_err(|e| e.to_string())?;
-    let mut chart = ChartBuilder::on(&root)
-        .caption(title, ("sans-serif", 22))
-        .margin(15)
-        .x_label_area_size(40)
-        .y_label_area_size(60)
-        .build_cartesian_2d(0u64..x_max + 1, (lo - pad)..(hi + pad))
-        .map_err(|e| e.to_string())?;
+    let mut chart = chart_on(&root, title, 0u64..x_max + 1, (lo - pad)..(hi + pad))?;
     chart
         .configure_mesh()
         .x_desc(x_desc)
@@ -395,14 +390,7 @@ pub fn plot_series(
     let pad = ((y1 - y0) * 0.05).max(1e-3);
     let mut svg = String::new();
     let root = SVGBackend::with_string(&mut svg, (800, 480)).into_drawing_area();
-    root.fill(&WHITE).map_err(|e| e.to_string())?;
-    let mut chart = ChartBuilder::on(&root)
-        .caption(title, ("sans-serif", 22))
-        .margin(15)
-        .x_label_area_size(40)
-        .y_label_area_size(60)
-        .build_cartesian_2d(x0..x1.max(x0 + 1.0), (y0 - pad)..(y1 + pad))
-        .map_err(|e| e.to_string())?;
+    let mut chart = chart_on(&root, title, x0..x1.max(x0 + 1.0), (y0 - pad)..(y1 + pad))?;
     chart
         .configure_mesh()
         .x_desc(x_label)
@@ -488,6 +476,30 @@ fn legend_corner(
         (true, false) => SeriesLabelPosition::LowerRight,
         (false, false) => SeriesLabelPosition::LowerLeft,
     }
+}
+
+/// A plot's chart on an SVG drawing, over axes of types `X` and `Y`.
+type Chart<'a, 'b, X, Y> = ChartContext<
+    'a,
+    SVGBackend<'b>,
+    Cartesian2d<<X as AsRangedCoord>::CoordDescType, <Y as AsRangedCoord>::CoordDescType>,
+>;
+
+/// The plots' chart: `root` filled white, `title` on top, axes over `x` and `y`.
+fn chart_on<'a, 'b, X: AsRangedCoord, Y: AsRangedCoord>(
+    root: &'a DrawingArea<SVGBackend<'b>, Shift>,
+    title: &str,
+    x: X,
+    y: Y,
+) -> Result<Chart<'a, 'b, X, Y>, String> {
+    root.fill(&WHITE).map_err(|e| e.to_string())?;
+    ChartBuilder::on(root)
+        .caption(title, ("sans-serif", 22))
+        .margin(15)
+        .x_label_area_size(40)
+        .y_label_area_size(60)
+        .build_cartesian_2d(x, y)
+        .map_err(|e| e.to_string())
 }
 
 #[cfg(test)]

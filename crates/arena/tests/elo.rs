@@ -7,58 +7,29 @@ use fanorona_arena::elo::{
 use rand::rngs::SmallRng;
 use rand::{RngExt, SeedableRng};
 
+/// `a`'s wins, draws and losses against `b`.
+fn pair(a: usize, b: usize, [wins, draws, losses]: [u32; 3]) -> PairResult {
+    PairResult {
+        a,
+        b,
+        wins,
+        draws,
+        losses,
+    }
+}
+
 #[test]
 fn seventy_five_percent_is_about_191_elo() {
-    let r = ratings(
-        2,
-        &[PairResult {
-            a: 1,
-            b: 0,
-            wins: 15,
-            draws: 0,
-            losses: 5,
-        }],
-        0,
-    );
+    let r = ratings(2, &[pair(1, 0, [15, 0, 5])], 0);
     assert_eq!(r[0].elo, 0.0);
     assert!((r[1].elo - 190.85).abs() < 0.1, "{r:?}");
     assert!((elo_of_score(0.75) - 190.85).abs() < 0.01);
     // Draws count half: 10 draws + 10 wins + 0 losses is 75 % too.
-    let r = ratings(
-        2,
-        &[PairResult {
-            a: 1,
-            b: 0,
-            wins: 10,
-            draws: 10,
-            losses: 0,
-        }],
-        0,
-    );
+    let r = ratings(2, &[pair(1, 0, [10, 10, 0])], 0);
     assert!((r[1].elo - 190.85).abs() < 0.1, "{r:?}");
     // The interval contains the estimate and narrows with more games.
-    let few = ratings(
-        2,
-        &[PairResult {
-            a: 1,
-            b: 0,
-            wins: 3,
-            draws: 0,
-            losses: 1,
-        }],
-        0,
-    );
-    let many = ratings(
-        2,
-        &[PairResult {
-            a: 1,
-            b: 0,
-            wins: 300,
-            draws: 0,
-            losses: 100,
-        }],
-        0,
-    );
+    let few = ratings(2, &[pair(1, 0, [3, 0, 1])], 0);
+    let many = ratings(2, &[pair(1, 0, [300, 0, 100])], 0);
     assert!(few[1].low < few[1].elo && few[1].elo < few[1].high);
     assert!((many[1].high - many[1].low) < (few[1].high - few[1].low) / 5.0);
     // 95 % interval of 400 games at 75 %: about +-40 Elo (a binomial standard error).
@@ -69,26 +40,7 @@ fn seventy_five_percent_is_about_191_elo() {
 #[test]
 fn a_chain_of_players_adds_up() {
     // A beats B 75 %, B beats C 75 %: C is 0, B about 191, A about 382.
-    let r = ratings(
-        3,
-        &[
-            PairResult {
-                a: 0,
-                b: 1,
-                wins: 30,
-                draws: 0,
-                losses: 10,
-            },
-            PairResult {
-                a: 1,
-                b: 2,
-                wins: 30,
-                draws: 0,
-                losses: 10,
-            },
-        ],
-        2,
-    );
+    let r = ratings(3, &[pair(0, 1, [30, 0, 10]), pair(1, 2, [30, 0, 10])], 2);
     assert!((r[1].elo - 190.85).abs() < 0.5, "{r:?}");
     assert!((r[0].elo - 381.7).abs() < 1.0, "{r:?}");
     assert!((r[0].score - 0.75).abs() < 1e-9);
@@ -99,27 +51,9 @@ fn a_perfect_score_gets_a_finite_rating_from_the_prior() {
     let r = ratings(
         3,
         &[
-            PairResult {
-                a: 0,
-                b: 1,
-                wins: 10,
-                draws: 0,
-                losses: 0,
-            },
-            PairResult {
-                a: 0,
-                b: 2,
-                wins: 10,
-                draws: 0,
-                losses: 0,
-            },
-            PairResult {
-                a: 1,
-                b: 2,
-                wins: 6,
-                draws: 2,
-                losses: 2,
-            },
+            pair(0, 1, [10, 0, 0]),
+            pair(0, 2, [10, 0, 0]),
+            pair(1, 2, [6, 2, 2]),
         ],
         2,
     );
@@ -141,31 +75,11 @@ fn a_perfect_score_gets_a_finite_rating_from_the_prior() {
     assert!(r[0].elo > r[1].elo && r[1].elo > r[2].elo, "{r:?}");
     assert_eq!(r[0].score, 1.0, "the score shown is the real one");
     // Two players: 10 wins and the prior's 2 draws are 11/12 = +416.5 Elo, by hand.
-    let r = ratings(
-        2,
-        &[PairResult {
-            a: 1,
-            b: 0,
-            wins: 10,
-            draws: 0,
-            losses: 0,
-        }],
-        0,
-    );
+    let r = ratings(2, &[pair(1, 0, [10, 0, 0])], 0);
     assert_eq!(VIRTUAL_DRAWS, 2);
     assert!((r[1].elo - 400.0 * 11f64.log10()).abs() < 0.1, "{r:?}");
     // Without extreme scores nothing is added: exactly maximum likelihood (75 %).
-    let r = ratings(
-        2,
-        &[PairResult {
-            a: 1,
-            b: 0,
-            wins: 15,
-            draws: 0,
-            losses: 5,
-        }],
-        0,
-    );
+    let r = ratings(2, &[pair(1, 0, [15, 0, 5])], 0);
     assert!((r[1].elo - 190.85).abs() < 0.1 && !r[1].prior, "{r:?}");
     // A player with no games breaks nothing and has no NaN.
     let r = ratings(2, &[], 0);
@@ -257,17 +171,7 @@ fn pentanomial_bins_mean_and_elo() {
 
 #[test]
 fn an_anchor_that_lost_everything_still_anchors_finite_ratings() {
-    let r = ratings(
-        2,
-        &[PairResult {
-            a: 0,
-            b: 1,
-            wins: 0,
-            draws: 0,
-            losses: 10,
-        }],
-        0,
-    );
+    let r = ratings(2, &[pair(0, 1, [0, 0, 10])], 0);
     assert_eq!(r[0].elo, 0.0);
     assert!(
         r[1].elo.is_finite() && r[1].elo > 300.0 && r[1].high.is_finite(),

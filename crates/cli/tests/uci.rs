@@ -56,6 +56,15 @@ impl Engine {
             }
         }
     }
+
+    /// Sends `go` and returns the best move it answers (`None` for `(none)`: the game is
+    /// over).
+    fn best(&mut self, go: &str) -> Option<String> {
+        self.send(go);
+        let line = self.until("bestmove ");
+        let turn = line.strip_prefix("bestmove ").expect("a bestmove line");
+        (turn != "(none)").then(|| turn.to_string())
+    }
 }
 
 impl Drop for Engine {
@@ -89,14 +98,11 @@ fn two_engines_play_a_whole_game_through_the_protocol() {
     for ply in 0..400 {
         let e = &mut engines[ply % 2];
         e.send(&format!("position startpos moves {}", moves.join(" ")));
-        e.send("go depth 2");
-        let best = e.until("bestmove ");
-        let turn = best.strip_prefix("bestmove ").unwrap();
-        if turn == "(none)" {
+        let Some(turn) = e.best("go depth 2") else {
             over = true;
             break;
-        }
-        moves.push(turn.to_string());
+        };
+        moves.push(turn);
     }
     assert!(moves.len() > 4);
     // Every turn is a legal turn of dimy, in order: the game replays.
@@ -137,14 +143,11 @@ fn a_match_runner_plays_a_whole_game_from_the_start_fen() {
             format!(" moves {}", moves.join(" "))
         };
         e.send(&format!("position fen {start}{tail}"));
-        e.send("go depth 1");
-        let best = e.until("bestmove ");
-        let turn = best.strip_prefix("bestmove ").unwrap();
-        if turn == "(none)" {
+        let Some(turn) = e.best("go depth 1") else {
             over = true;
             break;
-        }
-        moves.push(turn.to_string());
+        };
+        moves.push(turn);
     }
     assert!(moves.len() > 10, "{moves:?}");
     let o = Command::new(env!("CARGO_BIN_EXE_fanorona"))

@@ -38,6 +38,28 @@ pub struct CheckpointMeta {
     pub run: Option<String>,
 }
 
+impl CheckpointMeta {
+    /// The metadata of a checkpoint of `variant`'s network of shape `net`, at training
+    /// generation `generation` after `step` optimizer steps, of run `run` (if any), in the
+    /// current layout ([`FORMAT`]).
+    pub fn new(
+        variant: Variant,
+        net: &NetConfig,
+        generation: u64,
+        step: u64,
+        run: Option<&str>,
+    ) -> CheckpointMeta {
+        CheckpointMeta {
+            format: FORMAT,
+            variant: variant.name().into(),
+            net: NetShape::from(net),
+            generation,
+            step,
+            run: run.map(str::to_string),
+        }
+    }
+}
+
 /// The network's shape as stored in `meta.json`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct NetShape {

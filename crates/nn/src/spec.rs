@@ -62,7 +62,7 @@ impl Networks for Nets {
             time: *time,
             depth: None,
         };
-        let player = MctsPlayer::with_budget(eval, settings.mcts(), budget, name, *seed)
+        let player = MctsPlayer::new(eval, settings.mcts(), budget, name, *seed)
             .with_reuse(*reuse)
             .with_ab_eval(learned)
             .with_tables(tables)

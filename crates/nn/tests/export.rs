@@ -49,14 +49,7 @@ fn trained_checkpoint(v: Variant, root: &Path, planes: &[f32]) -> (PathBuf, NetC
         t.step(&batch, 1e-2);
     }
     let dir = root.join("run").join("00003");
-    let meta = CheckpointMeta {
-        format: FORMAT,
-        variant: v.name().into(),
-        net: NetShape::from(&cfg),
-        generation: 3,
-        step: 3,
-        run: Some("export-test".into()),
-    };
+    let meta = CheckpointMeta::new(v, &cfg, 3, 3, Some("export-test"));
     checkpoint::save(&dir, &t.inference_net(), None, &meta).unwrap();
     (dir, cfg)
 }
@@ -299,14 +292,7 @@ fn bad_checkpoints_are_refused_with_a_message() {
         .with_channels(8);
     let net: Net = cfg.init(&device);
     let dir = root.join("00001");
-    let meta = CheckpointMeta {
-        format: FORMAT,
-        variant: "dimy".into(),
-        net: NetShape::from(&cfg),
-        generation: 1,
-        step: 0,
-        run: None,
-    };
+    let meta = CheckpointMeta::new(Variant::Dimy, &cfg, 1, 0, None);
     checkpoint::save(&dir, &net, None, &meta).unwrap();
     let model = std::fs::read(dir.join("model.bpk")).unwrap();
     std::fs::write(dir.join("model.bpk"), &model[..model.len() / 2]).unwrap();

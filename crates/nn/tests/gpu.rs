@@ -7,7 +7,7 @@
 
 use burn::prelude::*;
 use burn::tensor::DeviceKind;
-use fanorona_nn::checkpoint::{self, CheckpointMeta, FORMAT, NetShape};
+use fanorona_nn::checkpoint::{self, CheckpointMeta};
 use fanorona_nn::{Batch, Net, NetConfig, NetEvaluator, Trainer};
 use fanorona_rules::telo::TeloPosition;
 use fanorona_rules::{Position, RuleOptions, Variant};
@@ -44,14 +44,7 @@ fn network(v: Variant, device: &Device) -> (Net, NetConfig) {
         let cpu = Device::flex();
         let mut t = Trainer::new(cfg.init(&cpu), cfg.clone(), &cpu, 1e-4);
         t.step(&batch(v, &cfg), 1e-2);
-        let meta = CheckpointMeta {
-            format: FORMAT,
-            variant: v.name().into(),
-            net: NetShape::from(&cfg),
-            generation: 1,
-            step: 1,
-            run: None,
-        };
+        let meta = CheckpointMeta::new(v, &cfg, 1, 1, None);
         checkpoint::save(&dir, &t.inference_net(), None, &meta).unwrap();
     }
     let (net, _, _) = checkpoint::load(&dir, device, Some(v), Some(&cfg)).unwrap();

@@ -1,12 +1,12 @@
 //! Network, evaluator, checkpoints and training step on the CPU backend.
 
 use burn::prelude::*;
-use fanorona_nn::checkpoint::{self, CheckpointMeta, FORMAT, NetShape};
+use fanorona_nn::checkpoint::{self, CheckpointMeta};
 use fanorona_nn::{
     Batch, CheckpointError, MctsPlayer, NetConfig, NetEvaluator, OWNERSHIP_CLASSES, Trainer,
 };
 use fanorona_rules::{Game, History, Position, RuleOptions, Variant};
-use fanorona_search::{Evaluator, MctsConfig, Outputs, Player};
+use fanorona_search::{Evaluator, Limits, MctsConfig, Outputs, Player};
 use fanorona_sim::{Encode, num_planes};
 use fanorona_testkit::scratch;
 
@@ -15,14 +15,7 @@ fn small(v: Variant) -> NetConfig {
 }
 
 fn meta(v: Variant, cfg: &NetConfig, generation: u64) -> CheckpointMeta {
-    CheckpointMeta {
-        format: FORMAT,
-        variant: v.name().into(),
-        net: NetShape::from(cfg),
-        generation,
-        step: 7,
-        run: Some("t".into()),
-    }
+    CheckpointMeta::new(v, cfg, generation, 7, Some("t"))
 }
 
 #[test]
@@ -365,7 +358,7 @@ fn mcts_player_plays_a_legal_turn() {
     let device = Device::flex();
     let cfg = small(Variant::Tsivy);
     let e = NetEvaluator::new(cfg.init(&device).valid(), device, Variant::Tsivy, false, 1);
-    let mut player = MctsPlayer::new(e, MctsConfig::default(), 16, "mcts", 1);
+    let mut player = MctsPlayer::new(e, MctsConfig::default(), Limits::sims(16), "mcts", 1);
     // A position where the turn is a chain: the player must finish it as one turn.
     let p = Position::from_fen("9/9/2B6/B8/W8 w", RuleOptions::default()).unwrap();
     let c = player.choose(&History::new(p));
@@ -410,7 +403,8 @@ fn mcts_player_always_returns_a_legal_turn() {
     for (i, (v, rules, n)) in cases.into_iter().enumerate() {
         let cfg = small(v);
         let e = NetEvaluator::new(cfg.init(&device).valid(), device.clone(), v, false, 1);
-        let mut player = MctsPlayer::new(e, MctsConfig::default(), 8, "mcts", i as u64);
+        let mut player =
+            MctsPlayer::new(e, MctsConfig::default(), Limits::sims(8), "mcts", i as u64);
         for p in random_positions(v, rules, i as u64, n) {
             let t = player
                 .choose(&History::new(p))
@@ -437,7 +431,6 @@ fn mcts_player_always_returns_a_legal_turn() {
 
 #[test]
 fn a_timed_mcts_player_searches_and_plays() {
-    use fanorona_search::Limits;
     let device = Device::flex();
     let cfg = small(Variant::Dimy);
     let e = NetEvaluator::new(cfg.init(&device).valid(), device, Variant::Dimy, false, 1);
@@ -445,7 +438,7 @@ fn a_timed_mcts_player_searches_and_plays() {
         time: Some(std::time::Duration::from_millis(30)),
         ..Limits::default()
     };
-    let mut player = MctsPlayer::with_budget(e, MctsConfig::default(), budget, "timed", 1);
+    let mut player = MctsPlayer::new(e, MctsConfig::default(), budget, "timed", 1);
     for p in random_positions(Variant::Dimy, RuleOptions::default(), 9, 20) {
         let c = player.choose(&History::new(p));
         let t = c.turn.expect("a turn");
@@ -466,7 +459,7 @@ fn a_timed_mcts_player_searches_and_plays() {
         time: Some(std::time::Duration::from_secs(60)),
         depth: None,
     };
-    let mut player = MctsPlayer::with_budget(e, MctsConfig::default(), budget, "capped", 1);
+    let mut player = MctsPlayer::new(e, MctsConfig::default(), budget, "capped", 1);
     let start = Position::start(Variant::Dimy, RuleOptions::default());
     let c = player.choose(&History::new(start));
     assert!(c.search.unwrap().nodes <= 16 * 2);

@@ -66,6 +66,18 @@ impl Naive {
     fn line(&self, x: i32, y: i32, dx: i32, dy: i32) -> bool {
         self.on(x + dx, y + dy) && (dx == 0 || dy == 0 || (x + y) % 2 == 0)
     }
+    /// The board after the side to move's piece on `(x, y)` steps by `(dx, dy)` and
+    /// takes the pieces on `run`.
+    fn after_capture(&self, (x, y): (i32, i32), (dx, dy): (i32, i32), run: &[(i32, i32)]) -> Naive {
+        let mut b = self.clone();
+        b.cells[(y * self.w + x) as usize] = Cell::Empty;
+        b.cells[((y + dy) * self.w + x + dx) as usize] = Cell::Piece(self.side);
+        for &(cx, cy) in run {
+            b.cells[(cy * self.w + cx) as usize] = Cell::Empty;
+        }
+        b
+    }
+
     fn name(&self, x: i32, y: i32) -> String {
         format!("{}{}", (b'a' + x as u8) as char, y + 1)
     }
@@ -134,12 +146,7 @@ impl Naive {
                     for (dx, dy, app, run) in self.captures_from(x, y) {
                         any_capture = true;
                         let run = if vela_single { run[..1].to_vec() } else { run };
-                        let mut b = self.clone();
-                        b.cells[(y * self.w + x) as usize] = Cell::Empty;
-                        b.cells[((y + dy) * self.w + x + dx) as usize] = Cell::Piece(us);
-                        for &(cx, cy) in &run {
-                            b.cells[(cy * self.w + cx) as usize] = Cell::Empty;
-                        }
+                        let b = self.after_capture((x, y), (dx, dy), &run);
                         let text = format!(
                             "{}{}({}{})",
                             self.name(x, y),
@@ -183,17 +190,11 @@ impl Naive {
         prefix: String,
         out: &mut Vec<String>,
     ) {
-        let us = self.side;
         for (dx, dy, app, run) in self.captures_from(x, y) {
             if (dx, dy) == last || visited.contains(&(x + dx, y + dy)) {
                 continue;
             }
-            let mut b = self.clone();
-            b.cells[(y * self.w + x) as usize] = Cell::Empty;
-            b.cells[((y + dy) * self.w + x + dx) as usize] = Cell::Piece(us);
-            for &(cx, cy) in &run {
-                b.cells[(cy * self.w + cx) as usize] = Cell::Empty;
-            }
+            let b = self.after_capture((x, y), (dx, dy), &run);
             let text = format!(
                 "{prefix}-{}({}{})",
                 self.name(x + dx, y + dy),

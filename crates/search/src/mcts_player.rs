@@ -43,19 +43,9 @@ pub struct MctsPlayer<E> {
 }
 
 impl<E: Evaluator<Position>> MctsPlayer<E> {
-    /// A player with `sims` simulations per step.
+    /// A player that searches within `budget` (`Limits::sims(n)`: `n` simulations a
+    /// decision).
     pub fn new(
-        eval: E,
-        cfg: MctsConfig,
-        sims: u32,
-        name: impl Into<String>,
-        seed: u64,
-    ) -> MctsPlayer<E> {
-        MctsPlayer::with_budget(eval, cfg, Limits::sims(sims), name, seed)
-    }
-
-    /// A player that searches within `budget`.
-    pub fn with_budget(
         eval: E,
         cfg: MctsConfig,
         budget: Limits,
@@ -331,7 +321,7 @@ mod tests {
         MctsPlayer::new(
             UniformEvaluator::default(),
             MctsConfig::default(),
-            64,
+            Limits::sims(64),
             "mcts",
             1,
         )

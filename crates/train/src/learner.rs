@@ -9,7 +9,7 @@ use crate::report::{log_generation, summary_line};
 use crate::selfplay::SelfPlayStats;
 use crate::state::{Progress, RunState, Summary, TrainError, io, read_json};
 use fanorona_nn::burn::prelude::Device;
-use fanorona_nn::checkpoint::{self, CheckpointMeta, FORMAT, NetShape};
+use fanorona_nn::checkpoint::{self, CheckpointMeta};
 use fanorona_nn::{Batch, Losses, Net, NetConfig, OWNERSHIP_CLASSES, Trainer};
 use fanorona_rules::Variant;
 use fanorona_sim::{num_planes, symmetries};
@@ -250,14 +250,13 @@ impl Learner {
 
     /// The metadata of a checkpoint of generation `generation`.
     pub fn meta(&self, cfg: &TrainConfig, generation: u64, run: &str) -> CheckpointMeta {
-        CheckpointMeta {
-            format: FORMAT,
-            variant: cfg.variant().name().into(),
-            net: NetShape::from(&self.net_cfg),
+        CheckpointMeta::new(
+            cfg.variant(),
+            &self.net_cfg,
             generation,
-            step: self.trainer.step,
-            run: Some(run.to_string()),
-        }
+            self.trainer.step,
+            Some(run),
+        )
     }
 
     /// Saves everything needed to resume into checkpoint folder `dir` (written whole):
@@ -456,6 +455,34 @@ pub(crate) fn run_limits(cfg: &TrainConfig, session: Instant) -> (Option<u64>, O
         (cfg.run.max_seconds > 0)
             .then(|| session + std::time::Duration::from_secs(cfg.run.max_seconds)),
     )
+}
+
+/// A run's checkpoint folders, `<root>/<generation>/`, and the newest one saved: what
+/// `train` and tree learning keep their learners in (each kind saves its own files).
+pub(crate) struct Folder<'a> {
+    pub(crate) cfg: &'a TrainConfig,
+    /// The run's name (written into each checkpoint's metadata).
+    pub(crate) run: &'a str,
+    pub(crate) root: &'a Path,
+    /// The newest checkpoint.
+    pub(crate) last: Option<PathBuf>,
+}
+
+impl<'a> Folder<'a> {
+    /// The checkpoints of run `run` under `root`, the newest so far `last`.
+    pub(crate) fn new(
+        cfg: &'a TrainConfig,
+        run: &'a str,
+        root: &'a Path,
+        last: Option<PathBuf>,
+    ) -> Folder<'a> {
+        Folder {
+            cfg,
+            run,
+            root,
+            last,
+        }
+    }
 }
 
 /// [`drive`] within `[run]`'s limits for a session that started at `session`, then the

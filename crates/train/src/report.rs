@@ -53,61 +53,45 @@ pub(crate) fn log_generation(
         "train/samples_per_second",
         (losses.len() * batch_size) as f64 / train_secs.max(1e-9),
     );
+    // A share or a mean: `n` over `d`, 0 where `d` is.
+    let per = |n: u64, d: u64| n as f64 / d.max(1) as f64;
     put("selfplay/games_per_second", s.games as f64 / secs);
     put("selfplay/samples_per_second", s.samples as f64 / secs);
     put("selfplay/simulations_per_second", s.sims as f64 / secs);
     put("selfplay/evaluations_per_second", s.evals as f64 / secs);
-    put("selfplay/batch", s.evals as f64 / s.calls.max(1) as f64);
-    put(
-        "selfplay/game_length",
-        s.decisions as f64 / s.games.max(1) as f64,
-    );
-    put("selfplay/draw_rate", s.draws as f64 / s.games.max(1) as f64);
+    put("selfplay/batch", per(s.evals, s.calls));
+    put("selfplay/game_length", per(s.decisions, s.games));
+    put("selfplay/draw_rate", per(s.draws, s.games));
     put(
         "selfplay/distinct_openings",
-        s.distinct_openings as f64 / s.games.max(1) as f64,
+        per(s.distinct_openings, s.games),
     );
-    put(
-        "selfplay/white_win_rate",
-        s.white as f64 / s.games.max(1) as f64,
-    );
-    put(
-        "selfplay/resign_rate",
-        s.resigned as f64 / s.games.max(1) as f64,
-    );
+    put("selfplay/white_win_rate", per(s.white, s.games));
+    put("selfplay/resign_rate", per(s.resigned, s.games));
     if s.resign_checks > 0 {
         put(
             "selfplay/resign_false_positive_rate",
-            s.resign_false as f64 / s.resign_checks as f64,
+            per(s.resign_false, s.resign_checks),
         );
     }
     if s.adjudicated > 0 || s.draw_checks > 0 {
-        put(
-            "selfplay/adjudicated_rate",
-            s.adjudicated as f64 / s.games.max(1) as f64,
-        );
+        put("selfplay/adjudicated_rate", per(s.adjudicated, s.games));
         if s.draw_checks > 0 {
             put(
                 "selfplay/adjudicated_false_positive_rate",
-                s.draw_false as f64 / s.draw_checks as f64,
+                per(s.draw_false, s.draw_checks),
             );
         }
     }
     if s.teacher_samples > 0 {
-        put(
-            "tree/teacher_node_share",
-            s.teacher_nodes as f64 / s.evals.max(1) as f64,
-        );
+        put("tree/teacher_node_share", per(s.teacher_nodes, s.evals));
         put(
             "tree/teacher_sample_share",
-            s.teacher_samples as f64 / s.samples.max(1) as f64,
+            per(s.teacher_samples, s.samples),
         );
     }
     if s.tablebase > 0 {
-        put(
-            "selfplay/tablebase_rate",
-            s.tablebase as f64 / s.games.max(1) as f64,
-        );
+        put("selfplay/tablebase_rate", per(s.tablebase, s.games));
     }
     put("replay/window", window as f64);
 }

@@ -6,7 +6,7 @@ use crate::inputs::{
     players_eval_file, read_ab_eval, read_arena_book, read_selfplay_aids, read_selfplay_book,
 };
 use crate::learner::{
-    Generation, Keeper, Learner, Source, drive_session, generation_seed, open_sinks,
+    Folder, Generation, Keeper, Learner, Source, drive_session, generation_seed, open_sinks,
     train_on_window,
 };
 use crate::records;
@@ -19,7 +19,7 @@ use fanorona_nn::checkpoint;
 use fanorona_nn::{NetEvaluator, Trainer};
 use fanorona_rules::telo::TeloPosition;
 use fanorona_rules::{Position, Variant};
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 
 /// Where a run lives and what it runs on.
 #[derive(Clone, Debug)]
@@ -153,12 +153,7 @@ pub fn train(opts: &RunOptions, progress: &mut dyn Progress) -> Result<Summary, 
         arena_book: arena_book.as_deref(),
         games_dir: exp_dir.join("games"),
     };
-    let mut keeper = Folder {
-        cfg,
-        run: &opts.run,
-        root: &ckpt_dir,
-        last: last_checkpoint,
-    };
+    let mut keeper = Folder::new(cfg, &opts.run, &ckpt_dir, last_checkpoint);
     drive_session(
         cfg,
         &mut learner,
@@ -269,14 +264,6 @@ impl Source for SelfPlay<'_> {
 
 /// `fanorona train`'s checkpoints: `<root>/<generation>/`, the replay window kept in the
 /// newest alone (it is the largest file).
-struct Folder<'a> {
-    cfg: &'a TrainConfig,
-    run: &'a str,
-    root: &'a Path,
-    /// The newest checkpoint.
-    last: Option<PathBuf>,
-}
-
 impl Keeper for Folder<'_> {
     fn save(&mut self, learner: &Learner, files: &[(&str, &[u8])]) -> Result<(), TrainError> {
         let g = learner.state.generation;
@@ -360,7 +347,7 @@ fn arena_score(
             Box::new(fanorona_nn::MctsPlayer::new(
                 eval,
                 fanorona_search::MctsConfig::default(),
-                cfg.run.arena_sims,
+                fanorona_search::Limits::sims(cfg.run.arena_sims),
                 "net",
                 seed,
             ))

@@ -190,6 +190,8 @@ mod tests {
         let f = Fixture::new("loop", smoke());
         let (cfg, dir, store) = (&f.cfg, &f.dir, &f.store);
         let lopts = |generations| f.learner(generations);
+        // Three generations under another configuration.
+        let with_config = |config| LearnerOptions { config, ..lopts(3) };
         // A warm start is `fanorona train`'s: the learner refuses one, naming the key.
         let mut warm = lopts(0);
         warm.config.bootstrap.games = 10;
@@ -281,15 +283,7 @@ mod tests {
         selfplay_worker(store, &wopts("w1", 8), &mut Quiet).unwrap();
         let mut strict = cfg.clone();
         strict.distributed.max_staleness = 1;
-        let s3 = learn(
-            store,
-            &LearnerOptions {
-                config: strict,
-                ..lopts(3)
-            },
-            &mut Quiet,
-        )
-        .unwrap();
+        let s3 = learn(store, &with_config(strict), &mut Quiet).unwrap();
         assert_eq!((s3.state.generation, s3.state.games), (3, 24));
         let ledger: Ledger =
             serde_json::from_slice(&store.get("r/learner/00003/ledger.json").unwrap().unwrap())
@@ -311,16 +305,9 @@ mod tests {
         // Another configuration is refused, naming the run.
         let mut other = cfg.clone();
         other.selfplay.sims = 99;
-        let e = learn(
-            store,
-            &LearnerOptions {
-                config: other,
-                ..lopts(3)
-            },
-            &mut Quiet,
-        )
-        .unwrap_err()
-        .to_string();
+        let e = learn(store, &with_config(other), &mut Quiet)
+            .unwrap_err()
+            .to_string();
         assert!(
             e.contains("run `r`") && e.contains("another configuration"),
             "{e}"

@@ -27,7 +27,9 @@
 
 use crate::config::TrainConfig;
 use crate::inputs::read_arena_book;
-use crate::learner::{Generation, Keeper, Source, drive_session, generation_seed, open_sinks};
+use crate::learner::{
+    Folder, Generation, Keeper, Source, drive_session, generation_seed, open_sinks,
+};
 use crate::selfplay::SelfPlayStats;
 use crate::state::{Progress, RunState, Summary, TrainError, read_json};
 use fanorona_nn::checkpoint;
@@ -137,14 +139,7 @@ impl Source<EvalLearner> for TreePlay<'_> {
 }
 
 /// Tree learning's checkpoints: `<run>/<generation>/` folders.
-struct TreeFolder<'a> {
-    cfg: &'a TrainConfig,
-    run: &'a str,
-    root: &'a Path,
-    last: Option<PathBuf>,
-}
-
-impl Keeper<EvalLearner> for TreeFolder<'_> {
+impl Keeper<EvalLearner> for Folder<'_> {
     fn save(&mut self, learner: &EvalLearner, files: &[(&str, &[u8])]) -> Result<(), TrainError> {
         let g = learner.state.generation;
         let dir = self.root.join(format!("{g:05}"));
@@ -266,12 +261,7 @@ pub(crate) fn train(
         arena_book: arena_book.as_deref(),
         curve: curve::Curve::new(cfg, ckpt_dir, arena_book.as_deref()),
     };
-    let mut keeper = TreeFolder {
-        cfg,
-        run,
-        root: ckpt_dir,
-        last,
-    };
+    let mut keeper = Folder::new(cfg, run, ckpt_dir, last);
     drive_session(
         cfg,
         &mut learner,
