@@ -106,39 +106,14 @@ pub enum OptionKind {
     Int,
     /// A number.
     Float,
+    /// Text (a file, a time, ...).
+    Text,
 }
 
-/// One setting, declared once: its name, the older names still read, what it does,
-/// its range, and how it is read from text and written back.
-#[derive(Clone, Copy)]
-pub struct SearchOption {
-    /// The name specs and configs use.
-    pub name: &'static str,
-    /// Older names, still read (resolved configs of older runs hold them).
-    pub aliases: &'static [&'static str],
-    /// What it does.
-    pub help: &'static str,
-    /// Its range, in words ("must be ..." follows the name in errors).
-    pub expected: &'static str,
-    /// The setting this one refines (`blend_weight` refines `blend`): naming it while
-    /// that one is off is an error in a spec.
-    pub parent: Option<&'static str>,
-    /// How its value is written.
-    pub kind: OptionKind,
-    set: fn(&mut SearchSettings, &str) -> bool,
-    get: fn(&SearchSettings) -> String,
-    valid: fn(&SearchSettings) -> bool,
-}
+/// One MCTS setting (a field of [`SearchSettings`]), declared in [`OPTIONS`].
+pub type SearchOption = Declared<SearchSettings>;
 
-impl std::fmt::Debug for SearchOption {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("SearchOption")
-            .field("name", &self.name)
-            .finish_non_exhaustive()
-    }
-}
-
-impl SearchOption {
+impl Declared<SearchSettings> {
     /// The setting named `key` (its name or an older one).
     pub fn find(key: &str) -> Option<&'static SearchOption> {
         OPTIONS
@@ -148,50 +123,17 @@ impl SearchOption {
 
     /// This setting's value in `s`, as text that [`SearchSettings::set`] reads back.
     pub fn value(&self, s: &SearchSettings) -> String {
-        (self.get)(s)
+        self.get.map_or_else(String::new, |get| get(s))
     }
 
     /// Whether this setting is on in `s` (a parent setting: not 0, not false).
     fn is_on(&self, s: &SearchSettings) -> bool {
-        !matches!((self.get)(s).as_str(), "0" | "false")
+        !matches!(self.value(s).as_str(), "0" | "false")
     }
 }
 
-/// Declares [`OPTIONS`]: each entry a field of [`SearchSettings`] with its type, older
-/// names, range (a predicate) and words.
-macro_rules! options {
-    ($( $field:ident : $ty:ty, $kind:ident, [$($alias:literal),*], $parent:expr,
-        $range:expr, $expected:literal, $help:literal; )*) => {
-        /// Every search setting a user may change, once each.
-        pub const OPTIONS: &[SearchOption] = &[$(
-            SearchOption {
-                name: stringify!($field),
-                aliases: &[$($alias),*],
-                help: $help,
-                expected: $expected,
-                parent: $parent,
-                kind: OptionKind::$kind,
-                set: |s, v| {
-                    let ok: fn($ty) -> bool = $range;
-                    match v.trim().parse::<$ty>() {
-                        Ok(x) if ok(x) => {
-                            s.$field = x;
-                            true
-                        }
-                        _ => false,
-                    }
-                },
-                get: |s| s.$field.to_string(),
-                valid: |s| {
-                    let ok: fn($ty) -> bool = $range;
-                    ok(s.$field)
-                },
-            },
-        )*];
-    };
-}
-
-options! {
+/// Every search setting a user may change, once each.
+pub const OPTIONS: &[SearchOption] = crate::declare! { fields SearchSettings;
     c_puct: f32, Float, [], None, |x| x > 0.0 && x.is_finite(),
         "an exploration constant above 0", "PUCT's exploration constant";
     fpu: f32, Float, ["fpu_reduction"], None, |x| (0.0..=2.0).contains(&x),
@@ -230,7 +172,7 @@ options! {
     guard_margin: i32, Int, [], Some("guard"), |x| (0..=100_000).contains(&x),
         "0 to 100000 hundredths of a piece",
         "how far below the best a turn the guard keeps may score";
-}
+};
 
 impl SearchSettings {
     /// The players' preset for `variant`, on a clock (`timed`) or at a fixed number of
@@ -335,7 +277,7 @@ impl SearchSettings {
                 format!("is not a search setting (known: {})", option_names()),
             ));
         };
-        if (o.set)(self, value) {
+        if (o.set)(self, value).is_some() {
             Ok(())
         } else {
             Err(SettingsError::new(
@@ -415,10 +357,11 @@ pub struct AbSettings {
 }
 
 /// One option of a table of settings of type `T`, declared once: its name, the players
-/// that take it, what it does, its range in words, how it is read. The alpha-beta
-/// settings ([`AB_OPTIONS`]) and the players' own options (`fanorona-players`'s
-/// `PLAYER_OPTIONS`) are tables of these, written with [`declare!`](crate::declare);
-/// [`OPTIONS`], MCTS's, are fields of [`SearchSettings`] and also read back.
+/// that take it, what it does, its range in words, how it is read (and, for settings
+/// that are written back, how it is written and checked). The three tables are of
+/// these, each written with [`declare!`](crate::declare): [`OPTIONS`] (MCTS's, fields of
+/// [`SearchSettings`]), [`AB_OPTIONS`] (alpha-beta's) and `fanorona-players`'s
+/// `PLAYER_OPTIONS`; [`names`] lists any of them.
 #[derive(Clone, Copy)]
 pub struct Declared<T: 'static> {
     /// The name specs use.
@@ -427,10 +370,21 @@ pub struct Declared<T: 'static> {
     pub kinds: &'static [&'static str],
     /// What it does.
     pub help: &'static str,
-    /// Its range, in words.
+    /// Its range, in words ("must be ..." follows the name in errors).
     pub expected: &'static str,
+    /// Older names, still read (resolved configs of older runs hold them).
+    pub aliases: &'static [&'static str],
+    /// The setting this one refines (`blend_weight` refines `blend`): naming it while
+    /// that one is off is an error in a spec.
+    pub parent: Option<&'static str>,
+    /// How its value is written.
+    pub kind: OptionKind,
     /// Reads a value into the settings; `None` when it is out of range.
     pub set: fn(&mut T, &str) -> Option<()>,
+    /// Its value as text that `set` reads back (`None`: not written back).
+    pub get: Option<fn(&T) -> String>,
+    /// Whether the settings' value is in range.
+    pub valid: fn(&T) -> bool,
 }
 
 impl<T> std::fmt::Debug for Declared<T> {
@@ -441,11 +395,39 @@ impl<T> std::fmt::Debug for Declared<T> {
     }
 }
 
-/// Declares a table of [`Declared`] options over settings of type `T`, one entry a line
-/// group: `"name" [kinds]: "help", "expected", |settings, value| reading;` (the reading
-/// an `Option<()>`, `None` for a value out of range).
+/// Declares a table of [`Declared`] options over settings of type `T`, in one of two
+/// forms:
+///
+/// - `declare! { fields T; field: type, Kind, [older names], parent, range, "expected",
+///   "help"; ... }`: each entry a field of `T` (read, written back and checked by its
+///   type and range predicate; MCTS's [`OPTIONS`]);
+/// - `declare! { T; "name" [kinds]: "help", "expected", |settings, value| reading; ... }`:
+///   each entry read by its own code (an `Option<()>`, `None` for a value out of range).
 #[macro_export]
 macro_rules! declare {
+    (fields $target:ty; $( $field:ident : $ty:ty, $kind:ident, [$($alias:literal),*],
+        $parent:expr, $range:expr, $expected:literal, $help:literal; )*) => {
+        &[$( $crate::settings::Declared::<$target> {
+            name: stringify!($field),
+            kinds: &["mcts"],
+            help: $help,
+            expected: $expected,
+            aliases: &[$($alias),*],
+            parent: $parent,
+            kind: $crate::settings::OptionKind::$kind,
+            set: |s, v| {
+                let ok: fn($ty) -> bool = $range;
+                let x = v.trim().parse::<$ty>().ok().filter(|&x| ok(x))?;
+                s.$field = x;
+                Some(())
+            },
+            get: Some(|s| s.$field.to_string()),
+            valid: |s| {
+                let ok: fn($ty) -> bool = $range;
+                ok(s.$field)
+            },
+        }, )*]
+    };
     ($target:ty; $( $name:literal [$($kind:literal),*]: $help:literal, $expected:literal,
         |$s:ident, $v:ident| $set:expr; )*) => {
         &[$( $crate::settings::Declared::<$target> {
@@ -453,7 +435,12 @@ macro_rules! declare {
             kinds: &[$($kind),*],
             help: $help,
             expected: $expected,
+            aliases: &[],
+            parent: None,
+            kind: $crate::settings::OptionKind::Text,
             set: |$s, $v| $set,
+            get: None,
+            valid: |_| true,
         }, )*]
     };
 }

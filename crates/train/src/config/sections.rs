@@ -242,6 +242,7 @@ mod search_keys {
                 OptionKind::Float => {
                     map.serialize_entry(o.name, &v.parse::<f32>().map_err(|_| bad())?)?
                 }
+                OptionKind::Text => map.serialize_entry(o.name, &v)?,
             }
         }
         map.end()
