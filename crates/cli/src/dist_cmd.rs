@@ -73,6 +73,11 @@ pub struct LearnArgs {
     /// temporary folder, removed at the end).
     #[arg(long, value_name = "DIR")]
     pub cache: Option<PathBuf>,
+    /// A tree run's (`[tree]` config) checkpoints and label window: `DIR/<run>/` on this
+    /// machine, where `fanorona train` would keep them (its workers' labels arrive
+    /// through the store). A network run keeps its checkpoints in the store.
+    #[arg(long, value_name = "DIR", default_value = "checkpoints")]
+    pub checkpoints: PathBuf,
     /// End with one line of JSON: generation, games, samples, steps.
     #[arg(long)]
     pub json: bool,
@@ -191,6 +196,7 @@ pub fn learn(a: LearnArgs) -> Result<()> {
         device: crate::backend::device(),
         cache: cache.clone(),
         experiments_root: a.experiments,
+        checkpoints: a.checkpoints,
     };
     eprintln!("backend: {}", crate::backend::name());
     let mut bars = Bars {

@@ -233,6 +233,89 @@ fn the_smoke_example_over_a_folder_store() {
     std::fs::remove_dir_all(&dir).ok();
 }
 
+/// A tree run (configs/zero.toml, made tiny): the learner keeps its checkpoints on its
+/// own disk and publishes its evaluation; one worker labels positions of its games 2
+/// turns deeper and the learner's next generation reads them, once.
+#[test]
+fn a_tree_run_s_worker_over_a_folder_store() {
+    let dir = scratch("tree");
+    let url = format!("file://{}", dir.join("store").display());
+    let config = repo_file("configs/zero.toml");
+    let tiny = [
+        "variant=dimy",
+        "tree.hidden=8",
+        "tree.depth=2",
+        "tree.label_depth=1",
+        "tree.games=4",
+        "tree.threads=1",
+        "tree.deep_positions=2",
+        "train.min_replay=32",
+        "train.batch_size=32",
+        "run.arena_every=0",
+        "run.curve_minutes=0",
+        "run.arena_book=",
+        "distributed.poll_seconds=0.05",
+    ];
+    let common = |role: &str, extra: &[&str]| {
+        let mut a = run_args(role, &url, &config, extra);
+        for t in tiny {
+            a.extend(strings(&["--set", t]));
+        }
+        a
+    };
+    let ckpt = dir.join("ckpt").display().to_string();
+    let learn = |n: u64| {
+        let a = learner_args(common("learn", &["--checkpoints", &ckpt]), n, &dir);
+        let o = spawn(&a, &[], &dir.join("l.log")).finish(Duration::from_secs(300));
+        let log = std::fs::read_to_string(dir.join("l.log")).unwrap();
+        assert!(o.status.success(), "{log}");
+        (
+            json_line(&o),
+            String::from_utf8_lossy(&o.stdout).to_string(),
+        )
+    };
+    assert_eq!(learn(0).0["generation"], 0);
+    let run_dir = dir.join("store/r");
+    assert_eq!(pointer(&run_dir.join("models/LATEST")), Some(0));
+    let work = common(
+        "selfplay",
+        &[
+            "--games",
+            "4",
+            "--worker",
+            "w1",
+            "--quiet",
+            "--set",
+            "distributed.teacher_gap=2",
+        ],
+    );
+    let wo = spawn(&work, &[], &dir.join("w.log")).finish(Duration::from_secs(300));
+    let wlog = std::fs::read_to_string(dir.join("w.log")).unwrap();
+    assert!(wo.status.success(), "{wlog}");
+    let wj = json_line(&wo);
+    assert_eq!(wj["games"], 4, "{wj}");
+    let labels = wj["samples"].as_u64().unwrap();
+    assert!(labels > 0, "{wj}");
+    let chunks = chunk_files(&run_dir);
+    assert_eq!(chunks.len(), 1, "one chunk of tree.games = 4 games");
+    let c = decode_chunk(&std::fs::read(&chunks[0].2).unwrap(), "r").unwrap();
+    assert_eq!(c.header.labels, labels);
+    let (lj, out) = learn(2);
+    assert_eq!(lj["generation"], 2);
+    assert_eq!(pointer(&run_dir.join("models/LATEST")), Some(2));
+    assert!(run_dir.join("models/00002/eval.txt").exists());
+    let ledger: Ledger = serde_json::from_str(
+        &std::fs::read_to_string(dir.join("ckpt/r/00002/ledger.json")).unwrap(),
+    )
+    .unwrap();
+    assert!(ledger.consumed["w1"].contains(&0), "{ledger:?}");
+    assert!(
+        out.contains(&format!("{labels} labels from 1 chunks of the workers")),
+        "{out}"
+    );
+    std::fs::remove_dir_all(&dir).ok();
+}
+
 #[test]
 fn two_workers_with_one_id_are_detected() {
     let dir = scratch("same-id");

@@ -350,6 +350,11 @@ impl TrainConfig {
         if !(d.poll_seconds > 0.0 && d.poll_seconds <= 3600.0) {
             return bad("distributed.poll_seconds must be above 0 and at most 3600");
         }
+        if d.teacher_gap > 8 || self.tree.depth + d.teacher_gap > 16 {
+            return bad(
+                "distributed.teacher_gap must be 0 to 8 (tree.depth + distributed.teacher_gap at most 16)",
+            );
+        }
         if self.net.blocks == 0 || self.net.channels == 0 {
             return bad("net.blocks and net.channels must be at least 1");
         }

@@ -451,6 +451,10 @@ pub struct DistributedConfig {
     /// Seconds a failing storage operation is retried (with backoff) before the command
     /// gives up.
     pub retry_seconds: u64,
+    /// A tree run's workers: how many turns deeper than `tree.depth` this worker's
+    /// deeper teacher searches (0: the run's `tree.deep_gap`). Workers label positions of
+    /// their own games for the learner, so more machines can buy deeper labels.
+    pub teacher_gap: u32,
 }
 
 impl Default for DistributedConfig {
@@ -460,6 +464,7 @@ impl Default for DistributedConfig {
             max_staleness: 4,
             poll_seconds: 2.0,
             retry_seconds: 600,
+            teacher_gap: 0,
         }
     }
 }

@@ -6,8 +6,9 @@ use serde::{Deserialize, Serialize};
 
 /// Version of the store layout.
 pub const LAYOUT: u32 = 1;
-/// Version of the chunk format.
-pub const CHUNK_VERSION: u32 = 1;
+/// Version of the chunk format written (2 added the deeper teacher's labels; version 1
+/// chunks, without them, are still read).
+pub const CHUNK_VERSION: u32 = 2;
 pub(super) const CHUNK_MAGIC: &[u8; 4] = b"FNRC";
 /// The file in each learner checkpoint that says which chunks it has read.
 pub(super) const LEDGER_FILE: &str = "ledger.json";
@@ -35,6 +36,10 @@ pub struct ChunkHeader {
     pub samples: u64,
     /// What self-play measured while playing them.
     pub stats: SelfPlayStats,
+    /// A tree run's chunk: labels of the worker's deeper teacher (its games give no
+    /// samples).
+    #[serde(default)]
+    pub labels: u64,
 }
 
 /// A decoded chunk.
@@ -46,6 +51,9 @@ pub struct Chunk {
     pub samples: Vec<Sample>,
     /// Game records.
     pub games: Vec<GameRecord>,
+    /// A tree run's labels, as the label window's files hold them
+    /// ([`crate::tree::encode_labels`]; the learner decodes them with the run's rules).
+    pub labels: Vec<u8>,
 }
 
 /// Encodes a chunk.
@@ -61,7 +69,12 @@ pub fn encode_chunk(chunk: &Chunk) -> Vec<u8> {
     let mut b = Vec::with_capacity(header.len() + samples.len() + games.len() + 32);
     b.extend_from_slice(CHUNK_MAGIC);
     b.extend_from_slice(&CHUNK_VERSION.to_le_bytes());
-    for part in [&header[..], &samples[..], games.as_bytes()] {
+    for part in [
+        &header[..],
+        &samples[..],
+        games.as_bytes(),
+        &chunk.labels[..],
+    ] {
         b.extend_from_slice(&(part.len() as u32).to_le_bytes());
         b.extend_from_slice(part);
     }
@@ -86,9 +99,9 @@ pub fn decode_chunk(bytes: &[u8], run: &str) -> Result<Chunk, String> {
         return Err("not a chunk (bad magic)".into());
     }
     let version = u32::from_le_bytes(body[4..8].try_into().expect("4 bytes"));
-    if version != CHUNK_VERSION {
+    if !(1..=CHUNK_VERSION).contains(&version) {
         return Err(format!(
-            "chunk version {version}, this build reads {CHUNK_VERSION}"
+            "chunk version {version}, this build reads 1 to {CHUNK_VERSION}"
         ));
     }
     let mut at = 8;
@@ -102,6 +115,11 @@ pub fn decode_chunk(bytes: &[u8], run: &str) -> Result<Chunk, String> {
         Ok(p)
     };
     let (h, s, g) = (part()?, part()?, part()?);
+    let labels = if version >= 2 {
+        part()?.to_vec()
+    } else {
+        Vec::new()
+    };
     if at != body.len() {
         return Err(format!("{} trailing bytes", body.len() - at));
     }
@@ -120,7 +138,13 @@ pub fn decode_chunk(bytes: &[u8], run: &str) -> Result<Chunk, String> {
         .map(serde_json::from_str::<GameRecord>)
         .collect::<Result<Vec<_>, _>>()
         .map_err(|e| format!("records: {e}"))?;
-    if samples.len() as u64 != header.samples || games.len() as u64 != header.games {
+    // A tree run's chunk holds its games' labels, not their records.
+    let records = if labels.is_empty() {
+        games.len() as u64
+    } else {
+        header.games
+    };
+    if samples.len() as u64 != header.samples || records != header.games {
         return Err(format!(
             "header says {} games and {} samples, the chunk holds {} and {}",
             header.games,
@@ -129,10 +153,14 @@ pub fn decode_chunk(bytes: &[u8], run: &str) -> Result<Chunk, String> {
             samples.len()
         ));
     }
+    if header.labels == 0 && !labels.is_empty() {
+        return Err("labels that its header does not count".into());
+    }
     Ok(Chunk {
         header,
         samples,
         games,
+        labels,
     })
 }
 

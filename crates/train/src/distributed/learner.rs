@@ -29,6 +29,9 @@ pub struct LearnerOptions {
     pub cache: PathBuf,
     /// Parent of `<run>/` folders for metrics (JSON lines and TensorBoard).
     pub experiments_root: PathBuf,
+    /// Parent of `<run>/` folders for a tree run's checkpoints and label window (a
+    /// network run keeps its checkpoints in the store).
+    pub checkpoints: PathBuf,
 }
 
 /// The learner: ingest new chunks into the replay window, train a generation once the
@@ -44,7 +47,7 @@ pub fn learn(
 ) -> Result<Summary, TrainError> {
     check_run_name(&opts.run)?;
     let cfg = &opts.config;
-    if cfg.bootstrap.games > 0 {
+    if cfg.bootstrap.games > 0 && !cfg.tree.enabled() {
         return Err(TrainError::Distributed(
             "bootstrap.games: the distributed learner plays no warm start; run it with `fanorona train` (for instance --set run.max_seconds=1 to stop after it) and start this run from its network with train.init, or set bootstrap.games to 0".into(),
         ));
@@ -63,6 +66,9 @@ pub fn learn(
     if stored_config(&rs, Some(cfg))?.is_none() {
         rs.create("config.toml", cfg.to_toml().as_bytes())?;
         stored_config(&rs, Some(cfg))?;
+    }
+    if cfg.tree.enabled() {
+        return teacher::learn_tree(&rs, opts, progress);
     }
     let exp_dir = opts.experiments_root.join(&opts.run);
     std::fs::create_dir_all(&exp_dir).map_err(io(&exp_dir))?;

@@ -34,6 +34,7 @@
 mod chunk;
 mod learner;
 mod store;
+mod teacher;
 mod worker;
 
 pub use chunk::*;
@@ -46,7 +47,7 @@ mod tests {
     use super::*;
     use crate::config::TrainConfig;
     use crate::metrics::jsonl_has_step;
-    use crate::records::{self, GameRecord, Sample};
+    use crate::records::{self, GameRecord, Sample, fnv};
     use crate::selfplay::SelfPlayStats;
     use crate::state::Quiet;
     use crate::store::Store;
@@ -109,6 +110,7 @@ mod tests {
                 device: Device::default(),
                 cache: self.dir.join("lcache"),
                 experiments_root: self.dir.join("exp"),
+                checkpoints: self.dir.join("ckpt"),
             }
         }
         fn worker(&self, id: &str, games: u64) -> WorkerOptions {
@@ -144,6 +146,7 @@ mod tests {
                 games: 1,
                 samples: 2,
                 stats: SelfPlayStats::default(),
+                labels: 0,
             },
             samples: vec![sample.clone(), sample],
             games: vec![GameRecord {
@@ -157,9 +160,22 @@ mod tests {
                 tablebase: false,
                 start: Some("BBBBB/BBBBB/BW1BW/WWWWW/WWWWW w 0 0".into()),
             }],
+            labels: Vec::new(),
         };
         let b = encode_chunk(&chunk);
         assert_eq!(decode_chunk(&b, "r").unwrap(), chunk);
+        // A version 1 chunk (no labels part) written before labels were added still reads.
+        let mut v1 = b[..b.len() - 8 - 4].to_vec();
+        v1[4..8].copy_from_slice(&1u32.to_le_bytes());
+        let sum = fnv(&v1);
+        v1.extend_from_slice(&sum.to_le_bytes());
+        assert_eq!(decode_chunk(&v1, "r").unwrap(), chunk);
+        let mut v9 = b.clone();
+        v9[4..8].copy_from_slice(&9u32.to_le_bytes());
+        let n = v9.len() - 8;
+        let sum = fnv(&v9[..n]);
+        v9[n..].copy_from_slice(&sum.to_le_bytes());
+        assert!(decode_chunk(&v9, "r").unwrap_err().contains("version 9"));
         assert!(decode_chunk(&b, "other").unwrap_err().contains("run `r`"));
         for i in [0, 9, b.len() / 2, b.len() - 1] {
             let mut d = b.clone();
@@ -252,9 +268,11 @@ mod tests {
                 games: 0,
                 samples: 0,
                 stats: SelfPlayStats::default(),
+                labels: 0,
             },
             samples: vec![],
             games: vec![],
+            labels: vec![],
         };
         let rs = RunStore {
             store,
@@ -451,5 +469,104 @@ mod tests {
         learn(store, &lopts(1), &mut Quiet).unwrap();
         assert_eq!(std::fs::read_to_string(&path).unwrap(), again);
         std::fs::remove_dir_all(dir).ok();
+    }
+
+    /// A tree run over a folder store: the learner publishes its evaluation, a worker
+    /// labels positions of its games 3 turns past the players' 2, the learner reads
+    /// each chunk's labels into its window once (a damaged chunk set aside), a learner
+    /// killed before its checkpoint reads them again once when it resumes.
+    #[test]
+    fn a_tree_run_s_worker_labels_deeper_over_a_folder_store() {
+        let cfg = TrainConfig::parse(
+            "<tree>",
+            "",
+            &[
+                "variant=dimy".into(),
+                "tree.method=treestrap".into(),
+                "tree.hidden=8".into(),
+                "tree.depth=2".into(),
+                "tree.label_depth=1".into(),
+                "tree.games=3".into(),
+                "tree.threads=1".into(),
+                "tree.deep_positions=2".into(),
+                "train.batch_size=32".into(),
+                "train.min_replay=32".into(),
+                "train.replay_window=1000000".into(),
+                "distributed.poll_seconds=0.05".into(),
+                "distributed.retry_seconds=2".into(),
+            ],
+        )
+        .unwrap();
+        cfg.validate().unwrap();
+        let f = Fixture::new("tree", cfg.clone());
+        let store = &f.store;
+        // The learner's own deeper teacher is off: every teacher label is the worker's.
+        learn(store, &f.learner(0), &mut Quiet).unwrap();
+        assert_eq!(
+            store.get("r/models/LATEST").unwrap().unwrap(),
+            br#"{"generation":0}"#
+        );
+        // A worker of a run whose teacher is off has nothing to label without a gap.
+        let e = selfplay_worker(store, &f.worker("w0", 2), &mut Quiet).unwrap_err();
+        assert!(e.to_string().contains("distributed.teacher_gap"), "{e}");
+        let worker = |games| {
+            let mut w = f.worker("w1", games);
+            let c = w.config.as_mut().unwrap();
+            (c.distributed.teacher_gap, c.distributed.chunk_games) = (3, 2);
+            selfplay_worker(store, &w, &mut Quiet).unwrap()
+        };
+        let first = worker(4);
+        assert_eq!((first.chunks, first.games), (2, 4));
+        assert!(first.samples > 0);
+        let rs = RunStore {
+            store,
+            run: "r".into(),
+        };
+        let chunk = decode_chunk(&rs.get(&chunk_key("w1", 0)).unwrap().unwrap(), "r").unwrap();
+        let labels =
+            crate::tree::decode_labels(&chunk.labels, cfg.variant(), cfg.rule_options()).unwrap();
+        assert_eq!(labels.len() as u64, chunk.header.labels);
+        assert!(
+            labels.iter().all(|l| l.depth > 2),
+            "deeper than the players"
+        );
+        assert!(
+            labels.iter().any(|l| l.depth == 5),
+            "the roots, 2 + 3 turns"
+        );
+        store
+            .put("r/chunks/w2/00000000.chunk", b"not a chunk")
+            .unwrap();
+
+        let teacher = |g: u64| {
+            let dir = f.dir.join(format!("ckpt/r/{g:05}"));
+            crate::tree::EvalLearner::resume(&dir, &cfg)
+                .unwrap()
+                .labels(crate::tree::LabelSource::Teacher)
+        };
+        learn(store, &f.learner(2), &mut Quiet).unwrap();
+        assert_eq!(teacher(2) as u64, first.samples);
+        assert!(
+            store
+                .get("r/quarantine/w2/00000000.chunk")
+                .unwrap()
+                .is_some()
+        );
+        assert_eq!(
+            store.get("r/models/LATEST").unwrap().unwrap(),
+            br#"{"generation":2}"#
+        );
+        assert!(
+            store.get("r/models/00000/eval.txt").unwrap().is_none(),
+            "older ones go"
+        );
+        let second = worker(2);
+        learn(store, &f.learner(3), &mut Quiet).unwrap();
+        assert_eq!(teacher(3) as u64, first.samples + second.samples);
+        // Killed before generation 3's checkpoint: resumed, it reads that chunk once.
+        std::fs::remove_dir_all(f.dir.join("ckpt/r/00003")).unwrap();
+        learn(store, &f.learner(3), &mut Quiet).unwrap();
+        assert_eq!(teacher(3) as u64, first.samples + second.samples);
+        std::fs::remove_dir_all(&f.dir).ok();
     }
 }

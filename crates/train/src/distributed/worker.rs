@@ -96,12 +96,19 @@ pub fn selfplay_worker(
     let budget = cfg.distributed.max_staleness.max(1) * cfg.selfplay.games_per_generation as u64;
     let cfg = match &opts.config {
         // The worker's own plumbing settings, the run's training settings.
-        Some(mine) => TrainConfig {
-            distributed: mine.distributed.clone(),
-            ..cfg
-        },
+        Some(mine) => {
+            let mut cfg = TrainConfig {
+                distributed: mine.distributed.clone(),
+                ..cfg
+            };
+            cfg.tree.threads = mine.tree.threads;
+            cfg
+        }
         None => cfg,
     };
+    if cfg.tree.enabled() {
+        return teacher::teacher_worker(&rs, opts, &cfg, &session, progress);
+    }
     let variant = cfg.variant();
     let net_cfg = net_config(&cfg);
     // The run's `selfplay.book`, read from this worker's folder (the path is the run's).
@@ -179,9 +186,11 @@ pub fn selfplay_worker(
                 games: games.len() as u64,
                 samples: samples.len() as u64,
                 stats,
+                labels: 0,
             },
             samples,
             games,
+            labels: Vec::new(),
         };
         upload_chunk(&rs, &chunk)?;
         summary.chunks += 1;

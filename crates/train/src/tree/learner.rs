@@ -96,6 +96,11 @@ impl EvalLearner {
         })
     }
 
+    /// Labels from `source` in the window.
+    pub fn labels(&self, source: LabelSource) -> usize {
+        self.window.count(source)
+    }
+
     /// Adds generation `g`'s labels from `source` to the window (their file first), the
     /// oldest going past its capacity.
     ///

@@ -34,6 +34,7 @@ use crate::selfplay::SelfPlayStats;
 use crate::state::{Progress, RunState, Summary, TrainError, read_json};
 use fanorona_nn::checkpoint;
 use fanorona_rules::{Color, Outcome, Position};
+use fanorona_search::{LearnedEval, NodeLabel};
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::time::Instant;
@@ -49,16 +50,43 @@ use play::*;
 
 pub use window::{LabelSource, LabelWindow, decode_labels, encode_labels};
 
+/// Helpers of a tree run on other machines (`fanorona learn`'s workers over a store):
+/// they play with the evaluation the learner publishes and label positions of their
+/// games with deeper searches than the learner's own.
+pub(crate) trait Helpers {
+    /// Called once before the first generation, with the checkpoint the run resumes from
+    /// (what the helpers' labels read so far were saved with).
+    ///
+    /// # Errors
+    /// That checkpoint's record cannot be read.
+    fn resume(&mut self, checkpoint: Option<&Path>) -> Result<(), TrainError>;
+    /// Makes `eval`, the learner's at generation `g` (checkpointed), the one helpers play.
+    ///
+    /// # Errors
+    /// The store fails.
+    fn publish(&mut self, eval: &LearnedEval, g: u64) -> Result<(), TrainError>;
+    /// The helpers' labels arrived since the last call (each once over the run's life,
+    /// stops and resumes included, given [`Helpers::files`] in each checkpoint).
+    ///
+    /// # Errors
+    /// The store fails.
+    fn take(&mut self, progress: &mut dyn Progress) -> Result<Vec<NodeLabel>, TrainError>;
+    /// Files a checkpoint keeps for [`Helpers::resume`].
+    fn files(&self) -> Vec<(&'static str, Vec<u8>)>;
+}
+
 /// Tree learning's generations: alpha-beta's self-play with the evaluation being learned.
-struct TreePlay<'a> {
+struct TreePlay<'a, 'h> {
     cfg: &'a TrainConfig,
     /// `run.arena_book`.
     arena_book: Option<&'a [Position]>,
     /// `run.curve_minutes`.
     curve: Option<curve::Curve<'a>>,
+    /// Labellers on other machines.
+    helpers: Option<&'a mut (dyn Helpers + 'h)>,
 }
 
-impl Source<EvalLearner> for TreePlay<'_> {
+impl Source<EvalLearner> for TreePlay<'_, '_> {
     fn generation(
         &mut self,
         learner: &mut EvalLearner,
@@ -68,6 +96,9 @@ impl Source<EvalLearner> for TreePlay<'_> {
     ) -> Result<Generation, TrainError> {
         let cfg = self.cfg;
         let t = Instant::now();
+        if let Some(h) = self.helpers.as_deref_mut() {
+            h.publish(&learner.eval, learner.state.generation)?;
+        }
         let eval = Arc::new(learner.eval.clone());
         let games = cfg.tree.games;
         progress.selfplay_started(g, games);
@@ -75,24 +106,13 @@ impl Source<EvalLearner> for TreePlay<'_> {
             progress.game_finished(n)
         });
         progress.selfplay_finished();
-        let mut stats = SelfPlayStats::default();
-        let mut samples = 0u64;
-        let (mut play, mut teacher) = (Vec::new(), Vec::new());
-        for game in played {
-            stats.games += 1;
-            stats.decisions += game.turns;
-            stats.evals += game.nodes + game.deep_nodes;
-            stats.teacher_nodes += game.deep_nodes;
-            stats.teacher_samples += game.teacher.len() as u64;
-            match game.outcome {
-                Some(Outcome::Win(Color::White)) => stats.white += 1,
-                Some(Outcome::Win(Color::Black)) => stats.black += 1,
-                _ => stats.draws += 1,
-            }
-            samples += (game.labels.len() + game.teacher.len()) as u64;
-            play.extend(game.labels);
-            teacher.extend(game.teacher);
+        let (play, mut teacher, mut stats) = tally(played);
+        if let Some(h) = self.helpers.as_deref_mut() {
+            let theirs = h.take(progress)?;
+            stats.teacher_samples += theirs.len() as u64;
+            teacher.extend(theirs);
         }
+        let samples = (play.len() + teacher.len()) as u64;
         learner.extend(g, LabelSource::Play, &play)?;
         learner.extend(g, LabelSource::Teacher, &teacher)?;
         stats.samples = samples;
@@ -103,6 +123,13 @@ impl Source<EvalLearner> for TreePlay<'_> {
             samples,
             trained: None,
         })
+    }
+
+    fn files(&self) -> Vec<(&'static str, Vec<u8>)> {
+        self.helpers
+            .as_deref()
+            .map(Helpers::files)
+            .unwrap_or_default()
     }
 
     fn score(&mut self, learner: &EvalLearner, g: u64) -> Result<Option<f64>, TrainError> {
@@ -208,6 +235,22 @@ pub(crate) fn train(
     exp_dir: &Path,
     progress: &mut dyn Progress,
 ) -> Result<Summary, TrainError> {
+    train_with(cfg, run, ckpt_dir, exp_dir, None, false, progress)
+}
+
+/// [`train`] with `helpers` labelling on other machines (`fanorona learn`): they hear
+/// of the evaluation at the start, before each generation and at the end;
+/// `publish_only`: the run is created (or resumed) and its evaluation published, no
+/// generation played.
+pub(crate) fn train_with(
+    cfg: &TrainConfig,
+    run: &str,
+    ckpt_dir: &Path,
+    exp_dir: &Path,
+    mut helpers: Option<&mut dyn Helpers>,
+    publish_only: bool,
+    progress: &mut dyn Progress,
+) -> Result<Summary, TrainError> {
     let arena_book = read_arena_book(cfg)?;
     for dir in checkpoint::recover(ckpt_dir)? {
         progress.message(&format!(
@@ -254,15 +297,26 @@ pub(crate) fn train(
             l
         }
     };
+    if let Some(h) = helpers.as_deref_mut() {
+        h.resume(last.as_deref())?;
+        h.publish(&learner.eval, learner.state.generation)?;
+        if publish_only {
+            return Ok(Summary {
+                state: learner.state,
+                last_checkpoint: last,
+            });
+        }
+    }
     let mut sinks = open_sinks(exp_dir, last.as_deref())?;
     let session = Instant::now();
     let mut source = TreePlay {
         cfg,
         arena_book: arena_book.as_deref(),
         curve: curve::Curve::new(cfg, ckpt_dir, arena_book.as_deref()),
+        helpers: helpers.as_deref_mut(),
     };
     let mut keeper = Folder::new(cfg, run, ckpt_dir, last);
-    drive_session(
+    let summary = drive_session(
         cfg,
         &mut learner,
         &mut source,
@@ -270,7 +324,50 @@ pub(crate) fn train(
         &mut sinks,
         session,
         progress,
-    )
+    )?;
+    if let Some(h) = helpers {
+        h.publish(&learner.eval, learner.state.generation)?;
+    }
+    Ok(summary)
+}
+
+/// The deeper teacher's labels of `games` games that a helper plays with `eval` (game
+/// `i` from seed `seed ^ i`, as [`play_games`]), their count, and what the games
+/// measured; `on_game` hears each finished game.
+pub(crate) fn teacher_games(
+    cfg: &TrainConfig,
+    eval: &Arc<LearnedEval>,
+    games: usize,
+    seed: u64,
+    on_game: &mut dyn FnMut(usize),
+) -> (Vec<NodeLabel>, SelfPlayStats) {
+    let t = Instant::now();
+    let (_, teacher, mut stats) = tally(play_games(cfg, eval, games, seed, on_game));
+    stats.samples = teacher.len() as u64;
+    stats.seconds = t.elapsed().as_secs_f64();
+    (teacher, stats)
+}
+
+/// Games' labels, the players' and the deeper teacher's, and what the games measured
+/// (all but the samples and the seconds).
+fn tally(played: Vec<GameOut>) -> (Vec<NodeLabel>, Vec<NodeLabel>, SelfPlayStats) {
+    let mut stats = SelfPlayStats::default();
+    let (mut play, mut teacher) = (Vec::new(), Vec::new());
+    for game in played {
+        stats.games += 1;
+        stats.decisions += game.turns;
+        stats.evals += game.nodes + game.deep_nodes;
+        stats.teacher_nodes += game.deep_nodes;
+        stats.teacher_samples += game.teacher.len() as u64;
+        match game.outcome {
+            Some(Outcome::Win(Color::White)) => stats.white += 1,
+            Some(Outcome::Win(Color::Black)) => stats.black += 1,
+            _ => stats.draws += 1,
+        }
+        play.extend(game.labels);
+        teacher.extend(game.teacher);
+    }
+    (play, teacher, stats)
 }
 
 #[cfg(test)]
