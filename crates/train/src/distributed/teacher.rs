@@ -247,7 +247,10 @@ pub(super) fn teacher_worker(
         if loaded.as_ref().is_none_or(|(h, _)| *h != g) {
             let key = eval_key(g);
             // Gone: the pointer has moved on since it was read.
-            let Some(bytes) = rs.get(&key)? else { continue };
+            let Some(bytes) = rs.get(&key)? else {
+                std::thread::sleep(poll);
+                continue;
+            };
             let eval = std::str::from_utf8(&bytes)
                 .map_err(|e| e.to_string())
                 .and_then(|t| LearnedEval::from_text(t).map_err(|e| e.to_string()))
