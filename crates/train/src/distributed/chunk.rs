@@ -153,9 +153,6 @@ pub fn decode_chunk(bytes: &[u8], run: &str) -> Result<Chunk, String> {
             samples.len()
         ));
     }
-    if header.labels == 0 && !labels.is_empty() {
-        return Err("labels that its header does not count".into());
-    }
     Ok(Chunk {
         header,
         samples,
