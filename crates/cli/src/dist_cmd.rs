@@ -151,10 +151,7 @@ pub fn selfplay(a: SelfplayArgs) -> Result<()> {
         cache: cache.clone(),
     };
     eprintln!("backend: {}", crate::backend::name());
-    let mut bars = Bars {
-        bar: None,
-        quiet: a.quiet,
-    };
+    let mut bars = Bars::new(a.quiet);
     let r = distributed::selfplay_worker(&store, &opts, &mut bars);
     if temporary {
         let _ = std::fs::remove_dir_all(&cache);
@@ -199,10 +196,7 @@ pub fn learn(a: LearnArgs) -> Result<()> {
         checkpoints: a.checkpoints,
     };
     eprintln!("backend: {}", crate::backend::name());
-    let mut bars = Bars {
-        bar: None,
-        quiet: true,
-    };
+    let mut bars = Bars::new(true);
     let r = distributed::learn(&store, &opts, &mut bars);
     if temporary {
         let _ = std::fs::remove_dir_all(&cache);

@@ -15,9 +15,10 @@ use std::path::PathBuf;
 /// `fanorona train`.
 #[derive(Args, Debug)]
 pub struct TrainArgs {
-    /// A TOML config (see configs/); without one, configs/tsivy.toml, built in: the best
-    /// known tsivy recipe (a warm start from alpha-beta's games, then self-play; an hour
-    /// or more on a 2-core CPU). configs/quick.toml shows learning in ten minutes.
+    /// A TOML config (see configs/); without one, configs/tsivy.toml, built in: the main
+    /// job, tsivy learned from nothing (alpha-beta's self-play teaches its evaluation and
+    /// the network; 12 hours unless stopped, resumable; level with the hand-written
+    /// evaluation within minutes). configs/quick.toml shows learning in ten minutes.
     #[arg(long, value_name = "FILE")]
     pub config: Option<PathBuf>,
     /// The run's name: checkpoints go to <checkpoints>/<run>/, the rest to
@@ -42,6 +43,19 @@ pub struct TrainArgs {
 pub(crate) struct Bars {
     pub(crate) bar: Option<ProgressBar>,
     pub(crate) quiet: bool,
+    /// The run's latest standing (a tree run's curve), shown beside the bar.
+    pub(crate) standing: String,
+}
+
+impl Bars {
+    /// No bar yet; `quiet`: none at all, summary lines only.
+    pub(crate) fn new(quiet: bool) -> Bars {
+        Bars {
+            bar: None,
+            quiet,
+            standing: String::new(),
+        }
+    }
 }
 
 impl fanorona_train::Progress for Bars {
@@ -60,12 +74,15 @@ impl fanorona_train::Progress for Bars {
         let b = ProgressBar::new(games as u64);
         b.set_style(
             ProgressStyle::with_template(
-                "gen {msg} self-play [{bar:30}] {pos}/{len} games, {elapsed} (eta {eta})",
+                "gen {msg} self-play [{bar:30}] {pos}/{len} games, {elapsed} (eta {eta}){prefix}",
             )
             .expect("valid template")
             .progress_chars("=> "),
         );
         b.set_message(generation.to_string());
+        if !self.standing.is_empty() {
+            b.set_prefix(format!(" | {}", self.standing));
+        }
         self.bar = Some(b);
     }
     fn game_finished(&mut self, n: usize) {
@@ -77,6 +94,9 @@ impl fanorona_train::Progress for Bars {
         if let Some(b) = self.bar.take() {
             b.finish_and_clear();
         }
+    }
+    fn standing(&mut self, summary: &str) {
+        self.standing = summary.to_string();
     }
 }
 
@@ -101,10 +121,7 @@ pub fn train(a: TrainArgs) -> Result<()> {
         device: crate::backend::device(),
     };
     println!("backend: {}", crate::backend::name());
-    let mut bars = Bars {
-        bar: None,
-        quiet: a.quiet,
-    };
+    let mut bars = Bars::new(a.quiet);
     let summary = fanorona_train::train(&opts, &mut bars).map_err(|e| match e {
         fanorona_train::TrainError::ConfigChanged(..)
         | fanorona_train::TrainError::Checkpoint(_)

@@ -23,12 +23,11 @@
 //! ba10c4c has them): self-play erased what they added.
 
 use crate::config::BootstrapConfig;
-use crate::records::{Sample, ownership_targets};
+use crate::decisions::{Decision, samples, turn_decisions};
+use crate::records::Sample;
 use crate::selfplay::AbLearned;
-use fanorona_rules::game::action_index;
 use fanorona_rules::{Color, History, Outcome, Position, TurnMode};
-use fanorona_search::{AbConfig, AlphaBeta, BlendConfig, Limits, score_wdl, wdl_index};
-use fanorona_sim::{Encode, frame_action, num_planes};
+use fanorona_search::{AbConfig, AlphaBeta, Limits};
 use rand::rngs::SmallRng;
 use rand::{RngExt, SeedableRng};
 use rayon::prelude::*;
@@ -173,16 +172,6 @@ fn game_seed(seed: u64, i: usize) -> u64 {
     seed ^ 0xB007_5742_0000_0000 ^ (i as u64).wrapping_mul(0x9E37_79B9_7F4A_7C15)
 }
 
-/// A teacher decision waiting for its game's result.
-struct Decision {
-    planes: Vec<f32>,
-    /// The policy target, in the mover's frame.
-    policy: Vec<(u16, f32)>,
-    mover: Color,
-    /// The engine's score for the mover.
-    score: i32,
-}
-
 /// One game: its samples, its result and its length in turns.
 fn teacher_game(
     ab: &mut AlphaBeta,
@@ -191,8 +180,6 @@ fn teacher_game(
     max_turns: u32,
     seed: u64,
 ) -> GameResult {
-    let variant = start.variant();
-    let per = num_planes(variant) * variant.points();
     let mut rng = SmallRng::seed_from_u64(seed);
     let mut game = History::new(*start);
     // Fresh tables: a game does not depend on which games the engines played before.
@@ -217,23 +204,7 @@ fn teacher_game(
             break pos.outcome().unwrap_or(Outcome::Draw);
         };
         // The engine's turn, step by step, as targets.
-        let mut step = pos;
-        for a in pos.turn_actions(&best) {
-            let mover = step.side_to_move();
-            let mut planes = vec![0.0; per];
-            step.encode(&mut planes);
-            let policy = vec![(
-                frame_action(variant, mover, action_index(variant.points(), a)) as u16,
-                1.0,
-            )];
-            pending.push(Decision {
-                planes,
-                policy,
-                mover,
-                score: result.score,
-            });
-            step.play_action_unchecked(a);
-        }
+        turn_decisions(&pos, &best, result.score, &mut pending);
         let random = (game.turns().len() as u32) < opening;
         let turn = if random || rng.random_range(0.0f32..1.0) < cfg.explore {
             let turns = pos.turns(TurnMode::Distinct);
@@ -244,42 +215,19 @@ fn teacher_game(
         game.play_unchecked(&turn);
     };
     let turns = game.turns().len() as u64;
-    let scale = BlendConfig::default().scale;
-    let ownership = ownership_targets(game.position());
-    let samples = pending
-        .into_iter()
-        .map(
-            |Decision {
-                 planes,
-                 policy,
-                 mover,
-                 score,
-             }| {
-                let mut wdl = [0.0; 3];
-                wdl[wdl_index(outcome, mover)] = 1.0;
-                let w = cfg.score_weight;
-                if w > 0.0 {
-                    let engine = score_wdl(score, scale);
-                    for (x, y) in wdl.iter_mut().zip(engine) {
-                        *x = (1.0 - w) * *x + w * y;
-                    }
-                }
-                Sample {
-                    planes,
-                    policy,
-                    wdl,
-                    ownership: ownership(mover),
-                }
-            },
-        )
-        .collect();
-    (samples, outcome, turns)
+    (
+        samples(pending, outcome, game.position(), cfg.score_weight),
+        outcome,
+        turns,
+    )
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
     use fanorona_rules::{Game, RuleOptions, Variant};
+    use fanorona_search::{BlendConfig, score_wdl};
+    use fanorona_sim::num_planes;
 
     #[test]
     fn teacher_samples_are_the_engines_legal_steps_with_the_games_results() {

@@ -259,6 +259,28 @@ impl Learner {
         )
     }
 
+    /// Saves the network alone into checkpoint folder `dir` (written whole), with the
+    /// learned evaluation `eval` its MCTS player's alpha-beta aids use: what a player
+    /// reads (`mcts:ckpt=DIR`), no optimizer or window.
+    ///
+    /// # Errors
+    /// The folder cannot be written.
+    pub fn save_model(
+        &self,
+        dir: &Path,
+        meta: &CheckpointMeta,
+        eval: &[u8],
+    ) -> Result<(), TrainError> {
+        checkpoint::save_with(
+            dir,
+            &self.trainer.inference_net(),
+            None,
+            meta,
+            &[(checkpoint::EVAL_FILE, eval)],
+        )?;
+        Ok(())
+    }
+
     /// Saves everything needed to resume into checkpoint folder `dir` (written whole):
     /// model, optimizer, `state.json`, `replay.bin` and `extra` files.
     ///
@@ -362,6 +384,12 @@ pub(crate) trait Model {
     fn train(&mut self, cfg: &TrainConfig, new_samples: u64, lr: f64, seed: u64) -> Trained;
     /// Samples in the window.
     fn window(&self) -> usize;
+    /// A second model trained in [`Model::train`] beside the first (a tree run's
+    /// network): its metrics of generation `g` into `sinks`, and its part of the
+    /// progress line. `None`: there is none.
+    fn second(&self, _sinks: &mut dyn MetricsSink, _g: u64) -> Option<String> {
+        None
+    }
 }
 
 impl Model for Learner {
@@ -571,6 +599,7 @@ pub(crate) fn drive<M: Model>(
             cfg.train.batch_size,
             learner.window(),
         );
+        let second = learner.second(&mut metrics, g);
         let metrics_json = serde_json::to_vec(&metrics).expect("metrics serialise");
         let extra = source.files();
         let mut files: Vec<(&str, &[u8])> = extra.iter().map(|(k, v)| (*k, &v[..])).collect();
@@ -582,14 +611,9 @@ pub(crate) fn drive<M: Model>(
         }
         metrics.replay(sinks);
         sinks.flush();
-        progress.message(&summary_line(
-            g,
-            &made.stats,
-            &losses,
-            learner.window(),
-            arena,
-            cfg,
-        ));
+        let mut line = summary_line(g, &made.stats, &losses, learner.window(), arena, cfg);
+        line.push_str(second.as_deref().unwrap_or_default());
+        progress.message(&line);
         let t = Instant::now();
         source.measure(learner, g, sinks, progress)?;
         measuring += t.elapsed().as_secs_f64();

@@ -15,6 +15,7 @@
 
 pub mod bootstrap;
 pub mod config;
+mod decisions;
 pub mod distributed;
 mod inputs;
 pub mod learner;

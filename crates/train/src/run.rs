@@ -66,7 +66,7 @@ pub fn train(opts: &RunOptions, progress: &mut dyn Progress) -> Result<Summary, 
     }
     fanorona_rules::durable::write_atomic(&cfg_path, text.as_bytes()).map_err(io(&cfg_path))?;
     if cfg.tree.enabled() {
-        return crate::tree::train(cfg, &opts.run, &ckpt_dir, &exp_dir, progress);
+        return crate::tree::train(cfg, &opts.run, &ckpt_dir, &exp_dir, &opts.device, progress);
     }
     let arena_book = read_arena_book(cfg)?;
     let selfplay_book = read_selfplay_book(cfg)?;

@@ -63,6 +63,10 @@ pub trait Progress {
     fn game_finished(&mut self, _n: usize) {}
     /// Self-play of the generation is over.
     fn selfplay_finished(&mut self) {}
+    /// The run's latest standing in a few words (a tree run's curve point: both players'
+    /// Elo against its opponents), for a display that keeps it in view; the full line
+    /// comes through [`Progress::message`] too.
+    fn standing(&mut self, _summary: &str) {}
 }
 
 /// A progress reporter that says nothing.

@@ -335,6 +335,12 @@ impl TrainConfig {
             {
                 return bad("run.curve_games must be at least 2 and run.curve_depth 1 to 12");
             }
+            if self.run.curve_minutes > 0
+                && self.net.positions > 0
+                && (self.run.curve_net_games < 2 || self.run.curve_sims == 0)
+            {
+                return bad("run.curve_net_games must be at least 2 and run.curve_sims at least 1");
+            }
             if tr.teacher_share.is_some_and(|x| !(0.0..=1.0).contains(&x)) {
                 return bad(
                     "tree.teacher_share must be 0 to 1 (or unset: as the window holds them)",
@@ -355,10 +361,45 @@ impl TrainConfig {
                 "distributed.teacher_gap must be 0 to 8 (tree.depth + distributed.teacher_gap at most 16)",
             );
         }
-        if self.net.blocks == 0 || self.net.channels == 0 {
+        let n = &self.net;
+        if n.blocks == 0 || n.channels == 0 {
             return bad("net.blocks and net.channels must be at least 1");
         }
+        if n.positions > 0 {
+            if tr.method != "treestrap" || n.positions > 1000 {
+                return bad(
+                    "net.positions must be 0 to 1000, with tree.method = treestrap (the network learns from alpha-beta's games)",
+                );
+            }
+            if !(n.lr > 0.0)
+                || n.window < t.batch_size
+                || !(n.train_ratio > 0.0 && n.train_ratio <= 100.0)
+                || !(0.0..=1.0).contains(&n.score_weight)
+            {
+                return bad(
+                    "net.lr must be above 0, net.window at least train.batch_size, net.train_ratio above 0 and at most 100, net.score_weight 0 to 1",
+                );
+            }
+        }
         Ok(())
+    }
+
+    /// The network's own configuration in a tree run that trains one (`net.positions`
+    /// above 0): this one with `[net]`'s learning rate (the schedule scaled with it),
+    /// window and ratio in `[train]`, and no tree learning. `None`: the run trains no
+    /// network beside its evaluation.
+    pub fn tree_network(&self) -> Option<TrainConfig> {
+        if !self.tree.enabled() || self.net.positions == 0 {
+            return None;
+        }
+        let mut c = self.clone();
+        c.train.lr = self.net.lr;
+        c.train.lr_final = self.train.lr_final * self.net.lr / self.train.lr;
+        c.train.replay_window = self.net.window;
+        c.train.train_ratio = self.net.train_ratio;
+        c.train.init = String::new();
+        c.tree = TreeConfig::default();
+        Some(c)
     }
 
     /// The variant.
@@ -438,7 +479,9 @@ mod tests {
         let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../configs/tsivy.toml");
         assert_eq!(recipe, TrainConfig::load(Some(&path), &[]).unwrap());
         assert_eq!(recipe.variant(), Variant::Tsivy);
-        assert!(recipe.bootstrap.games > 0 && recipe.bootstrap.ab_eval == "release");
+        // From nothing: no warm start, no evaluation to start from, a network beside.
+        assert!(recipe.tree.enabled() && recipe.tree.init.is_empty() && recipe.net.positions > 0);
+        assert!(recipe.bootstrap.games == 0 && recipe.selfplay.ab_eval.is_empty());
         // The built-in defaults below it: an empty file.
         let c = TrainConfig::parse("<empty>", "", &[]).unwrap();
         assert_eq!(c, TrainConfig::default());

@@ -130,7 +130,9 @@ pub struct RulesConfig {
     pub vela_form: String,
 }
 
-/// `[net]`: the residual tower.
+/// `[net]`: the residual tower, and in a tree run (`tree.method = treestrap`) how the
+/// network learns from alpha-beta's games beside the evaluation (expert iteration with
+/// alpha-beta as the expert: the network's teacher improves while it learns).
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields, default)]
 pub struct NetSection {
@@ -138,6 +140,23 @@ pub struct NetSection {
     pub blocks: usize,
     /// Channels.
     pub channels: usize,
+    /// Tree runs: positions of each game whose chosen turn trains the network, every step
+    /// of the turn a sample (policy: that step; value: the game's result mixed with the
+    /// search's score, `score_weight`). The deeper teacher's positions come first, with
+    /// its turn (the deepest search the run makes of them), then others of the game with
+    /// the players' turn. 0: the evaluation alone, no network.
+    pub positions: usize,
+    /// Tree runs: the network's learning rate at the start; it follows `[train]`'s
+    /// schedule, scaled by `lr / train.lr`.
+    pub lr: f64,
+    /// Tree runs: the network's replay window, in samples.
+    pub window: usize,
+    /// Tree runs: samples the network trains on per new sample (`[train]`'s
+    /// `batch_size`, `min_replay`, `weight_decay` and `augment` apply).
+    pub train_ratio: f32,
+    /// Tree runs: the search's score's weight in the value target (as
+    /// `bootstrap.score_weight`), the rest the game's result.
+    pub score_weight: f32,
 }
 
 /// `[selfplay]`: how games are generated. Its search keys (`fpu`, `ptemp`, `guard`, ...)
@@ -359,6 +378,18 @@ pub struct LoopConfig {
     pub curve_games: usize,
     /// Both players' depth in turns in those matches.
     pub curve_depth: u32,
+    /// Tree runs with a network (`net.positions`): games of the network's curve match,
+    /// its MCTS player at `curve_sims` against the anchors' network at the same.
+    pub curve_net_games: usize,
+    /// Simulations a decision of both players in that match.
+    pub curve_sims: u32,
+    /// The curve's fixed opponents beside the hand-written evaluation: `release` (the
+    /// release folder as found), a folder laid out like one (`eval.txt`, and `model.bpk`
+    /// with `meta.json` for the network's match), or empty for none. Copied into the
+    /// run's folder at its first point and read there ever after, as anchors only (no
+    /// run learns from them); where there is none the points against it are skipped,
+    /// with a line saying so.
+    pub curve_anchors: String,
 }
 
 /// `[bootstrap]`: before the first generation of a new run, games of the alpha-beta
@@ -486,6 +517,11 @@ impl Default for NetSection {
         NetSection {
             blocks: 4,
             channels: 32,
+            positions: 0,
+            lr: 0.002,
+            window: 200_000,
+            train_ratio: 1.0,
+            score_weight: 0.5,
         }
     }
 }
@@ -562,6 +598,9 @@ impl Default for LoopConfig {
             curve_minutes: 0,
             curve_games: 200,
             curve_depth: 4,
+            curve_net_games: 100,
+            curve_sims: 100,
+            curve_anchors: "release".into(),
         }
     }
 }

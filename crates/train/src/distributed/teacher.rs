@@ -75,6 +75,7 @@ pub(super) fn learn_tree(
         &opts.run,
         &ckpt_dir,
         &exp_dir,
+        &opts.device,
         Some(&mut helpers),
         opts.generations == Some(0),
         progress,

@@ -2,20 +2,28 @@
 //! evaluation as it stands is kept (`<run>/curve/<minutes>min.txt`) and plays a paired
 //! match at a fixed depth (`run.curve_depth`, so that a busy machine does not move the
 //! figures), `run.curve_games` games of the book `run.arena_book` (each position with
-//! both colours), against the hand-written evaluation and against the release's. The
-//! results go to `<run>/curve/curve.jsonl` (one line a point and opponent: minutes,
-//! CPU-hours, generation, score, Elo and its 95 % interval from the game pairs) and to the
-//! metrics (`curve/vs_hand`, `curve/vs_release`, each with `_low` and `_high`, and
-//! `curve/cpu_hours`), which `fanorona plot --x cpu-hours` draws. The matches run outside
-//! the run's clock.
+//! both colours), against the hand-written evaluation and against the anchors'
+//! (`run.curve_anchors`: the release's as the run's first point found it, copied into
+//! `<run>/curve/anchors/`). A run that trains a network beside its evaluation keeps it
+//! too (`<run>/curve/<minutes>min-net/`, with the evaluation of the same point, which its
+//! MCTS player's alpha-beta aids use) and plays it at `run.curve_sims` simulations
+//! against the anchors' network, `run.curve_net_games` games. The results go to
+//! `<run>/curve/curve.jsonl` (one line a point, player and opponent: minutes, CPU-hours,
+//! generation, score, Elo and its 95 % interval from the game pairs) and to the metrics
+//! (`curve/vs_hand`, `curve/vs_release`, `curve/net_vs_release`, each with `_low` and
+//! `_high`, and `curve/cpu_hours`), which `fanorona plot --x cpu-hours` draws. The
+//! matches run outside the run's clock.
 //!
 //! A point is due when the clock passes a multiple of the period and the file has no
 //! line for it: a run stopped in a match plays it again after the resume, with the
 //! evaluation kept when the mark was passed.
 
+use super::NetSide;
 use crate::config::TrainConfig;
 use crate::metrics::MetricsSink;
 use crate::state::{Progress, TrainError, io};
+use fanorona_nn::burn::prelude::Device;
+use fanorona_nn::checkpoint;
 use fanorona_rules::{Position, durable};
 use fanorona_search::LearnedEval;
 use serde::{Deserialize, Serialize};
@@ -26,6 +34,8 @@ use std::sync::Arc;
 pub(super) const DIR: &str = "curve";
 /// The results' file in it.
 const FILE: &str = "curve.jsonl";
+/// The anchors' folder in it.
+const ANCHORS: &str = "anchors";
 
 /// One point of the curve against one opponent.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -36,7 +46,11 @@ pub struct CurvePoint {
     pub cpu_hours: f64,
     /// The checkpoint's generation.
     pub generation: u64,
-    /// `hand` (the hand-written evaluation) or `release`.
+    /// The run's player: `eval` (alpha-beta with its evaluation) or `net` (MCTS with its
+    /// network).
+    #[serde(default = "eval_player")]
+    pub player: String,
+    /// `hand` (the hand-written evaluation) or `release` (the anchors').
     pub opponent: String,
     /// Both players' depth in turns.
     pub depth: u32,
@@ -52,25 +66,86 @@ pub struct CurvePoint {
     pub high: f64,
 }
 
+fn eval_player() -> String {
+    "eval".into()
+}
+
 /// The curve of one run.
 pub(super) struct Curve<'a> {
     cfg: &'a TrainConfig,
     dir: PathBuf,
     book: Option<&'a [Position]>,
+    device: Device,
 }
 
 impl<'a> Curve<'a> {
-    /// The curve of the run in folder `run` (`None` when `run.curve_minutes` is 0).
+    /// The curve of the run in folder `run` (`None` when `run.curve_minutes` is 0), its
+    /// networks on `device`.
     pub(super) fn new(
         cfg: &'a TrainConfig,
         run: &Path,
         book: Option<&'a [Position]>,
+        device: &Device,
     ) -> Option<Curve<'a>> {
         (cfg.run.curve_minutes > 0).then(|| Curve {
             cfg,
             dir: run.join(DIR),
             book,
+            device: device.clone(),
         })
+    }
+
+    /// The anchors' folder in the run, copied there from `run.curve_anchors` the first
+    /// time (every file but the README and the book); `None`, said through `progress`,
+    /// where there is none.
+    fn anchors(&self, progress: &mut dyn Progress) -> Result<Option<PathBuf>, TrainError> {
+        let dir = self.dir.join(ANCHORS);
+        if dir.join(checkpoint::EVAL_FILE).is_file() {
+            return Ok(Some(dir));
+        }
+        let name = &self.cfg.run.curve_anchors;
+        let source = match name.as_str() {
+            "" => Err("run.curve_anchors is empty".to_string()),
+            "release" => checkpoint::release_dir(self.cfg.variant()).map_err(|e| e.to_string()),
+            path => Ok(PathBuf::from(path)),
+        }
+        .and_then(|p| {
+            if p.join(checkpoint::EVAL_FILE).is_file() {
+                Ok(p)
+            } else {
+                Err(format!(
+                    "{} holds no {}",
+                    p.display(),
+                    checkpoint::EVAL_FILE
+                ))
+            }
+        });
+        let source = match source {
+            Ok(p) => p,
+            Err(why) => {
+                progress.message(&format!(
+                    "curve: no anchors ({why}): the points against the release are skipped"
+                ));
+                return Ok(None);
+            }
+        };
+        let tmp = self.dir.join("anchors.tmp");
+        let _ = std::fs::remove_dir_all(&tmp);
+        std::fs::create_dir_all(&tmp).map_err(io(&tmp))?;
+        for e in std::fs::read_dir(&source).map_err(io(&source))?.flatten() {
+            let name = e.file_name();
+            if e.path().is_file() && name != "README.md" && name != checkpoint::BOOK_FILE {
+                let to = tmp.join(&name);
+                std::fs::copy(e.path(), &to).map_err(io(&to))?;
+            }
+        }
+        std::fs::rename(&tmp, &dir).map_err(io(&dir))?;
+        progress.message(&format!(
+            "curve: anchors copied from {} into {} (opponents only: nothing learns from them)",
+            source.display(),
+            dir.display()
+        ));
+        Ok(Some(dir))
     }
 
     /// The points recorded so far.
@@ -85,10 +160,12 @@ impl<'a> Curve<'a> {
         (mark > 0 && !self.points().iter().any(|p| p.minutes == mark)).then_some(mark)
     }
 
-    /// Records the point due at `seconds` (nothing when none is).
+    /// Records the point due at `seconds` (nothing when none is): the evaluation's and,
+    /// when the run has one, the network's.
     pub(super) fn record(
         &self,
         eval: &LearnedEval,
+        net: Option<&NetSide>,
         generation: u64,
         seconds: f64,
         sinks: &mut dyn MetricsSink,
@@ -108,14 +185,25 @@ impl<'a> Curve<'a> {
                 eval.clone()
             }
         };
-        let release = fanorona_engine::release_eval(variant);
+        let anchors = self.anchors(progress)?;
+        let release = match &anchors {
+            Some(dir) => Some(Arc::new(
+                LearnedEval::read(&dir.join(checkpoint::EVAL_FILE), variant)
+                    .map_err(|e| TrainError::Eval(format!("{}: {e}", dir.display())))?,
+            )),
+            None => None,
+        };
         let threads = cfg.tree.threads();
         let cpu_hours = minutes as f64 / 60.0 * threads as f64;
         let depth = cfg.run.curve_depth;
+        progress.message(&format!(
+            "curve at {minutes} minutes ({cpu_hours:.2} CPU-hours): both players' matches against the anchors, outside the run's clock"
+        ));
         let mut line = format!(
             "curve at {minutes} minutes ({cpu_hours:.2} CPU-hours, generation {generation}, depth {depth}, {} games each):",
             cfg.run.curve_games
         );
+        let mut standing = format!("{cpu_hours:.2} CPU-h: evaluation");
         let eval = Arc::new(eval);
         for (opponent, theirs) in [("hand", None), ("release", release)] {
             if opponent == "release" && theirs.is_none() {
@@ -156,6 +244,7 @@ impl<'a> Curve<'a> {
                 minutes,
                 cpu_hours,
                 generation,
+                player: eval_player(),
                 opponent: opponent.into(),
                 depth,
                 games: records.len(),
@@ -164,25 +253,103 @@ impl<'a> Curve<'a> {
                 low,
                 high,
             };
-            let path = self.dir.join(FILE);
-            durable::Appender::open(&path, true)
-                .and_then(|mut f| f.line(&serde_json::to_string(&p).expect("serialises")))
-                .map_err(io(&path))?;
-            sinks.scalar(&format!("curve/vs_{opponent}"), generation, elo);
-            sinks.scalar(&format!("curve/vs_{opponent}_low"), generation, low);
-            sinks.scalar(&format!("curve/vs_{opponent}_high"), generation, high);
+            self.write(&p, "vs", sinks)?;
+            standing.push_str(&format!(" {elo:+.0} vs {opponent}"));
             line.push_str(&format!(
                 " {elo:+.0} [{low:+.0}, {high:+.0}] against the {}",
                 if opponent == "hand" {
                     "hand-written evaluation"
                 } else {
-                    "release's"
+                    "anchors'"
                 }
             ));
+        }
+        if let (Some(net), Some(anchors)) = (net, &anchors) {
+            if anchors.join("model.bpk").is_file() {
+                let sims = cfg.run.curve_sims;
+                let kept = self.dir.join(format!("{minutes:05}min-net"));
+                if checkpoint::resolve(&kept).is_err() {
+                    let l = &net.learner;
+                    let text = eval.to_text();
+                    l.save_model(
+                        &kept,
+                        &l.meta(&net.cfg, generation, "curve"),
+                        text.as_bytes(),
+                    )?;
+                }
+                // The networks themselves: no guard, no blend (an alpha-beta search in
+                // each turn would measure the evaluations again, at many times the cost).
+                let specs = [
+                    format!("mcts:ckpt={},sims={sims},guard=0,blend=0", kept.display()),
+                    format!(
+                        "mcts:ckpt={},sims={sims},guard=0,blend=0",
+                        anchors.display()
+                    ),
+                ];
+                let nets = fanorona_nn::spec::Nets::on(&self.device);
+                let make =
+                    |k: usize, seed: u64| -> Result<Box<dyn fanorona_search::Player>, String> {
+                        fanorona_nn::spec::EngineSpec::parse(&format!("{},seed={seed}", specs[k]))
+                            .and_then(|s| s.player(&specs[k], variant, &nets))
+                            .map_err(|e| e.to_string())
+                    };
+                let records = crate::report::match_records(
+                    cfg,
+                    &specs,
+                    &make,
+                    cfg.seed ^ minutes ^ 0x4E37,
+                    self.book,
+                    cfg.run.curve_net_games,
+                    threads,
+                )?;
+                let pairs = fanorona_arena::arena::pentanomial(&specs[0], &specs[1], &records);
+                let (elo, low, high) = pairs.elo();
+                let p = CurvePoint {
+                    minutes,
+                    cpu_hours,
+                    generation,
+                    player: "net".into(),
+                    opponent: "release".into(),
+                    depth: 0,
+                    games: records.len(),
+                    score: crate::report::points_of(&specs[0], &records),
+                    elo,
+                    low,
+                    high,
+                };
+                self.write(&p, "net_vs", sinks)?;
+                standing.push_str(&format!(", network {elo:+.0} vs release"));
+                line.push_str(&format!(
+                    "; the network at {sims} simulations {elo:+.0} [{low:+.0}, {high:+.0}] against the anchors' ({} games)",
+                    records.len()
+                ));
+            } else {
+                line.push_str("; the anchors have no network: the network's point is skipped");
+            }
         }
         sinks.scalar("curve/cpu_hours", generation, cpu_hours);
         sinks.flush();
         progress.message(&line);
+        progress.standing(&standing);
+        Ok(())
+    }
+
+    /// Appends point `p` to the curve's file, and its Elo and interval to `sinks` as
+    /// `curve/<prefix>_<opponent>`.
+    fn write(
+        &self,
+        p: &CurvePoint,
+        prefix: &str,
+        sinks: &mut dyn MetricsSink,
+    ) -> Result<(), TrainError> {
+        let path = self.dir.join(FILE);
+        durable::Appender::open(&path, true)
+            .and_then(|mut f| f.line(&serde_json::to_string(p).expect("serialises")))
+            .map_err(io(&path))?;
+        let tag = format!("curve/{prefix}_{}", p.opponent);
+        sinks.scalar(&tag, p.generation, p.elo);
+        sinks.scalar(&format!("{tag}_low"), p.generation, p.low);
+        sinks.scalar(&format!("{tag}_high"), p.generation, p.high);
         Ok(())
     }
 }
@@ -215,16 +382,16 @@ mod tests {
         )
         .unwrap();
         cfg.validate().unwrap();
-        let curve = Curve::new(&cfg, &run, None).unwrap();
+        let curve = Curve::new(&cfg, &run, None, &Device::default()).unwrap();
         let eval = LearnedEval::zero(Variant::Dimy, 8, 1);
         let mut sinks = Recorded::default();
         // Before the first mark, nothing.
         curve
-            .record(&eval, 3, 100.0, &mut sinks, &mut crate::Quiet)
+            .record(&eval, None, 3, 100.0, &mut sinks, &mut crate::Quiet)
             .unwrap();
         assert!(curve.points().is_empty());
         curve
-            .record(&eval, 4, 130.0, &mut sinks, &mut crate::Quiet)
+            .record(&eval, None, 4, 130.0, &mut sinks, &mut crate::Quiet)
             .unwrap();
         let points = curve.points();
         assert_eq!(points.len(), 2, "{points:?}");
@@ -261,7 +428,7 @@ mod tests {
         let kept = run.join(DIR).join("00002min.txt");
         assert_eq!(LearnedEval::read(&kept, Variant::Dimy).unwrap(), eval);
         curve
-            .record(&eval, 5, 170.0, &mut sinks, &mut crate::Quiet)
+            .record(&eval, None, 5, 170.0, &mut sinks, &mut crate::Quiet)
             .unwrap();
         assert_eq!(curve.points().len(), 2);
         // A stop in the next mark's matches: its evaluation was kept, its lines not
@@ -269,7 +436,7 @@ mod tests {
         let later = LearnedEval::zero(Variant::Dimy, 8, 2);
         std::fs::write(run.join(DIR).join("00004min.txt"), later.to_text()).unwrap();
         curve
-            .record(&eval, 9, 250.0, &mut sinks, &mut crate::Quiet)
+            .record(&eval, None, 9, 250.0, &mut sinks, &mut crate::Quiet)
             .unwrap();
         let points = curve.points();
         assert_eq!(points.len(), 4);
@@ -277,6 +444,77 @@ mod tests {
             LearnedEval::read(&run.join(DIR).join("00004min.txt"), Variant::Dimy).unwrap(),
             later
         );
+        std::fs::remove_dir_all(&run).unwrap();
+    }
+
+    #[test]
+    fn the_network_plays_the_anchors_network_and_no_anchors_are_said() {
+        let run = std::env::temp_dir().join(format!("fanorona-curve-net-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&run);
+        let mut cfg = TrainConfig::parse(
+            "curve",
+            "variant = \"dimy\"\n[tree]\nmethod = \"treestrap\"\nthreads = 2\n[net]\nblocks = 1\nchannels = 8\npositions = 2\n[run]\ncurve_minutes = 2\ncurve_games = 2\ncurve_net_games = 2\ncurve_sims = 4\ncurve_depth = 1\n",
+            &[],
+        )
+        .unwrap();
+        cfg.validate().unwrap();
+        let device = Device::default();
+        let net = NetSide::open(&cfg, &run, None, &device, &mut |_| {})
+            .unwrap()
+            .expect("a network");
+        let eval = LearnedEval::zero(Variant::Dimy, 8, 1);
+        let mut sinks = Recorded::default();
+        let mut lines: Vec<String> = Vec::new();
+        let curve = Curve::new(&cfg, &run, None, &device).unwrap();
+        curve
+            .record(&eval, Some(&net), 4, 130.0, &mut sinks, &mut lines)
+            .unwrap();
+        let points = curve.points();
+        let who: Vec<(&str, &str)> = points
+            .iter()
+            .map(|p| (p.player.as_str(), p.opponent.as_str()))
+            .collect();
+        assert_eq!(
+            who,
+            [("eval", "hand"), ("eval", "release"), ("net", "release")]
+        );
+        assert_eq!(points[2].games, 2);
+        // The anchors were copied once; the point's network was kept with its evaluation.
+        let anchors = run.join(DIR).join(ANCHORS);
+        assert!(anchors.join("eval.txt").is_file() && anchors.join("model.bpk").is_file());
+        let kept = run.join(DIR).join("00002min-net");
+        assert_eq!(checkpoint::read_meta(&kept).unwrap().generation, 4);
+        assert_eq!(
+            LearnedEval::read(&kept.join("eval.txt"), Variant::Dimy).unwrap(),
+            eval
+        );
+        assert!(
+            sinks
+                .scalars
+                .iter()
+                .any(|(t, _)| t == "curve/net_vs_release_low")
+        );
+        assert!(
+            lines
+                .iter()
+                .any(|l| l.contains("the network at 4 simulations")),
+            "{lines:?}"
+        );
+        // No anchors: the points against them are skipped, with a line saying so.
+        let bare = run.join("bare");
+        cfg.run.curve_anchors = String::new();
+        let curve = Curve::new(&cfg, &bare, None, &device).unwrap();
+        let mut lines: Vec<String> = Vec::new();
+        curve
+            .record(&eval, Some(&net), 4, 130.0, &mut sinks, &mut lines)
+            .unwrap();
+        let who: Vec<String> = curve
+            .points()
+            .iter()
+            .map(|p| format!("{} {}", p.player, p.opponent))
+            .collect();
+        assert_eq!(who, ["eval hand"]);
+        assert!(lines.iter().any(|l| l.contains("no anchors")), "{lines:?}");
         std::fs::remove_dir_all(&run).unwrap();
     }
 }

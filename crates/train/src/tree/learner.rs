@@ -2,10 +2,12 @@
 
 use super::*;
 use crate::config::TrainConfig;
-use crate::learner::{Model, Trained};
+use crate::learner::{Learner, Model, Trained};
+use crate::metrics::MetricsSink;
 use crate::state::{RunState, TrainError, io, read_json};
 use fanorona_eval::fit::{BoundFit, BoundSample};
 use fanorona_nn::Losses;
+use fanorona_nn::burn::prelude::Device;
 use fanorona_nn::checkpoint;
 use fanorona_rules::Variant;
 use fanorona_search::{EvalWeights, LearnedEval, NodeLabel};
@@ -24,6 +26,83 @@ pub struct EvalLearner {
     pub(super) window: LabelWindow,
     /// The counters.
     pub state: RunState,
+    /// The policy/value network learning from the same games (`net.positions`).
+    pub net: Option<NetSide>,
+}
+
+/// The policy/value network a tree run trains beside its evaluation, from the turns its
+/// searches chose (`net.positions`): the network's learner, its configuration
+/// ([`TrainConfig::tree_network`]) and the samples it has not trained on yet. Its
+/// checkpoints are network checkpoints, `<run>/net/<generation>/` (what `mcts:ckpt=`
+/// reads), saved before the evaluation's of the same generation; the newest alone is
+/// kept (the curve keeps its points' networks).
+#[derive(Debug)]
+pub struct NetSide {
+    /// The network, its optimizer, its replay window and its counters.
+    pub learner: Learner,
+    pub(crate) cfg: TrainConfig,
+    /// Samples added since its last training.
+    pub(crate) untrained: u64,
+    /// Its last training's losses and seconds, and the rate.
+    pub(crate) trained: Option<(Trained, f64)>,
+}
+
+/// The folder of a tree run's network checkpoints in run folder `run`.
+pub const NET_DIR: &str = "net";
+
+/// The network checkpoint of generation `g` in run folder `run`.
+pub fn net_checkpoint(run: &Path, g: u64) -> std::path::PathBuf {
+    run.join(NET_DIR).join(format!("{g:05}"))
+}
+
+impl NetSide {
+    /// The network of the tree run in folder `run` that resumes from its evaluation's
+    /// checkpoint `resumed` (`None`: a new run, a network from the seed), when `cfg`
+    /// trains one.
+    ///
+    /// # Errors
+    /// The network checkpoint of that generation is missing or damaged.
+    pub fn open(
+        cfg: &TrainConfig,
+        run: &Path,
+        resumed: Option<(&Path, u64)>,
+        device: &Device,
+        warn: &mut dyn FnMut(&str),
+    ) -> Result<Option<NetSide>, TrainError> {
+        let Some(net_cfg) = cfg.tree_network() else {
+            return Ok(None);
+        };
+        let learner = match resumed {
+            None => Learner::start(&net_cfg, device)?,
+            Some((dir, g)) => {
+                let ckpt = net_checkpoint(run, g);
+                if !ckpt.join("meta.json").is_file() {
+                    return Err(TrainError::Eval(format!(
+                        "{}: the run's evaluation checkpoint {} has no network beside it ({} is missing); net.positions was 0 when it was saved?",
+                        run.display(),
+                        dir.display(),
+                        ckpt.display()
+                    )));
+                }
+                Learner::resume(&ckpt, &net_cfg, device, warn)?.0
+            }
+        };
+        Ok(Some(NetSide {
+            learner,
+            cfg: net_cfg,
+            untrained: 0,
+            trained: None,
+        }))
+    }
+
+    /// Trains on the samples added since the last call, at the evaluation's rate `lr`
+    /// scaled to the network's (`net.lr / train.lr`).
+    fn train(&mut self, eval_cfg: &TrainConfig, lr: f64, seed: u64) {
+        let lr = lr * self.cfg.train.lr / eval_cfg.train.lr;
+        let new = std::mem::take(&mut self.untrained);
+        let trained = self.learner.train(&self.cfg, new, lr, seed);
+        self.trained = Some((trained, lr));
+    }
 }
 
 impl EvalLearner {
@@ -44,6 +123,7 @@ impl EvalLearner {
             eval,
             window: LabelWindow::new(run, variant, cfg.rule_options(), cfg.train.replay_window),
             state: RunState::default(),
+            net: None,
         })
     }
 
@@ -93,6 +173,7 @@ impl EvalLearner {
             fit,
             window,
             state,
+            net: None,
         })
     }
 
@@ -162,11 +243,48 @@ impl Model for EvalLearner {
             });
         }
         self.state.steps += steps as u64;
-        (losses, t.elapsed().as_secs_f64())
+        let eval_seconds = t.elapsed().as_secs_f64();
+        if let Some(net) = &mut self.net {
+            net.train(cfg, lr, seed ^ 0x4E37);
+        }
+        (losses, eval_seconds)
     }
 
     fn window(&self) -> usize {
         self.window.len()
+    }
+
+    fn second(&self, sinks: &mut dyn MetricsSink, g: u64) -> Option<String> {
+        let net = self.net.as_ref()?;
+        let ((losses, seconds), lr) = net.trained.as_ref()?;
+        let window = net.learner.replay.len();
+        let mut put = |tag: &str, v: f64| {
+            if v.is_finite() {
+                sinks.scalar(tag, g, v);
+            }
+        };
+        let mean = |f: fn(&Losses) -> f32| crate::report::mean(losses.iter().map(f));
+        put("net/loss/policy", mean(|l| l.policy));
+        put("net/loss/value", mean(|l| l.value));
+        put("net/value/accuracy", mean(|l| l.value_accuracy));
+        put("net/train/lr", *lr);
+        put("net/train/steps", losses.len() as f64);
+        put(
+            "net/train/samples_per_second",
+            (losses.len() * net.cfg.train.batch_size) as f64 / seconds.max(1e-9),
+        );
+        put("net/replay/window", window as f64);
+        put("net/samples", net.learner.state.samples as f64);
+        Some(if losses.is_empty() {
+            format!(", network: {window} samples in window, not training yet")
+        } else {
+            format!(
+                ", network: loss p {:.3} v {:.3} ({:.0} samples/s), {window} in window",
+                mean(|l| l.policy),
+                mean(|l| l.value),
+                (losses.len() * net.cfg.train.batch_size) as f64 / seconds.max(1e-9)
+            )
+        })
     }
 }
 

@@ -30,8 +30,10 @@ use crate::inputs::read_arena_book;
 use crate::learner::{
     Folder, Generation, Keeper, Source, drive_session, generation_seed, open_sinks,
 };
+use crate::records::Sample;
 use crate::selfplay::SelfPlayStats;
 use crate::state::{Progress, RunState, Summary, TrainError, read_json};
+use fanorona_nn::burn::prelude::Device;
 use fanorona_nn::checkpoint;
 use fanorona_rules::{Color, Outcome, Position};
 use fanorona_search::{LearnedEval, NodeLabel};
@@ -44,8 +46,8 @@ mod learner;
 mod play;
 mod window;
 
-pub use learner::EvalLearner;
 use learner::*;
+pub use learner::{EvalLearner, NET_DIR, NetSide, net_checkpoint};
 use play::*;
 
 pub use window::{LabelSource, LabelWindow, decode_labels, encode_labels};
@@ -106,7 +108,7 @@ impl Source<EvalLearner> for TreePlay<'_, '_> {
             progress.game_finished(n)
         });
         progress.selfplay_finished();
-        let (play, mut teacher, mut stats) = tally(played);
+        let (play, mut teacher, net_samples, mut stats) = tally(played);
         if let Some(h) = self.helpers.as_deref_mut() {
             let theirs = h.take(progress)?;
             stats.teacher_samples += theirs.len() as u64;
@@ -115,6 +117,15 @@ impl Source<EvalLearner> for TreePlay<'_, '_> {
         let samples = (play.len() + teacher.len()) as u64;
         learner.extend(g, LabelSource::Play, &play)?;
         learner.extend(g, LabelSource::Teacher, &teacher)?;
+        if let Some(net) = &mut learner.net {
+            let n = net_samples.len() as u64;
+            net.learner.replay.extend(net_samples);
+            net.untrained += n;
+            let s = &mut net.learner.state;
+            s.generation = g;
+            s.games += stats.games;
+            s.samples += n;
+        }
         stats.samples = samples;
         stats.seconds = t.elapsed().as_secs_f64();
         Ok(Generation {
@@ -159,7 +170,14 @@ impl Source<EvalLearner> for TreePlay<'_, '_> {
         progress: &mut dyn Progress,
     ) -> Result<(), TrainError> {
         match &self.curve {
-            Some(c) => c.record(&learner.eval, g, learner.state.seconds, sinks, progress),
+            Some(c) => c.record(
+                &learner.eval,
+                learner.net.as_ref(),
+                g,
+                learner.state.seconds,
+                sinks,
+                progress,
+            ),
             None => Ok(()),
         }
     }
@@ -171,6 +189,16 @@ impl Keeper<EvalLearner> for Folder<'_> {
         let g = learner.state.generation;
         let dir = self.root.join(format!("{g:05}"));
         let eval = learner.eval.to_text();
+        // The network first: an evaluation's checkpoint always has its network beside it,
+        // which carries the evaluation of its generation (its MCTS player's aids use it).
+        if let Some(net) = &learner.net {
+            let meta = net.learner.meta(&net.cfg, g, self.run);
+            net.learner.save(
+                &net_checkpoint(self.root, g),
+                &meta,
+                &[(checkpoint::EVAL_FILE, eval.as_bytes())],
+            )?;
+        }
         let adam = learner.fit.to_bytes();
         let window = serde_json::to_vec_pretty(&learner.window.manifest()).expect("serialises");
         let state = learner.state.to_json();
@@ -200,6 +228,15 @@ impl Keeper<EvalLearner> for Folder<'_> {
             && prev != &dir
         {
             let _ = std::fs::remove_file(prev.join(LABELS_FILE));
+            // The network of the checkpoint before (the curve keeps its points' own).
+            if learner.net.is_some()
+                && let Some(before) = prev
+                    .file_name()
+                    .and_then(|n| n.to_str())
+                    .and_then(|n| n.parse::<u64>().ok())
+            {
+                let _ = std::fs::remove_dir_all(net_checkpoint(self.root, before));
+            }
         }
         self.last = Some(dir);
         Ok(())
@@ -233,20 +270,23 @@ pub(crate) fn train(
     run: &str,
     ckpt_dir: &Path,
     exp_dir: &Path,
+    device: &Device,
     progress: &mut dyn Progress,
 ) -> Result<Summary, TrainError> {
-    train_with(cfg, run, ckpt_dir, exp_dir, None, false, progress)
+    train_with(cfg, run, ckpt_dir, exp_dir, device, None, false, progress)
 }
 
 /// [`train`] with `helpers` labelling on other machines (`fanorona learn`): they hear
 /// of the evaluation at the start, before each generation and at the end;
 /// `publish_only`: the run is created (or resumed) and its evaluation published, no
 /// generation played.
+#[allow(clippy::too_many_arguments)]
 pub(crate) fn train_with(
     cfg: &TrainConfig,
     run: &str,
     ckpt_dir: &Path,
     exp_dir: &Path,
+    device: &Device,
     mut helpers: Option<&mut dyn Helpers>,
     publish_only: bool,
     progress: &mut dyn Progress,
@@ -297,6 +337,31 @@ pub(crate) fn train_with(
             l
         }
     };
+    learner.net = NetSide::open(
+        cfg,
+        ckpt_dir,
+        last.as_deref().map(|d| (d, learner.state.generation)),
+        device,
+        &mut |m| progress.message(m),
+    )?;
+    if let Some(net) = &learner.net {
+        let shape = net.learner.net_config();
+        progress.message(&format!(
+            "the network ({} blocks x {} channels) learns from the turns of {} positions a game{}",
+            shape.blocks,
+            shape.channels,
+            cfg.net.positions,
+            if last.is_some() {
+                format!(
+                    " (resumed: {} samples, window {})",
+                    net.learner.state.samples,
+                    net.learner.replay.len()
+                )
+            } else {
+                String::new()
+            }
+        ));
+    }
     if let Some(h) = helpers.as_deref_mut() {
         h.resume(last.as_deref())?;
         h.publish(&learner.eval, learner.state.generation)?;
@@ -312,7 +377,7 @@ pub(crate) fn train_with(
     let mut source = TreePlay {
         cfg,
         arena_book: arena_book.as_deref(),
-        curve: curve::Curve::new(cfg, ckpt_dir, arena_book.as_deref()),
+        curve: curve::Curve::new(cfg, ckpt_dir, arena_book.as_deref(), device),
         helpers: helpers.as_deref_mut(),
     };
     let mut keeper = Folder::new(cfg, run, ckpt_dir, last);
@@ -342,17 +407,17 @@ pub(crate) fn teacher_games(
     on_game: &mut dyn FnMut(usize),
 ) -> (Vec<NodeLabel>, SelfPlayStats) {
     let t = Instant::now();
-    let (_, teacher, mut stats) = tally(play_games(cfg, eval, games, seed, on_game));
+    let (_, teacher, _, mut stats) = tally(play_games(cfg, eval, games, seed, on_game));
     stats.samples = teacher.len() as u64;
     stats.seconds = t.elapsed().as_secs_f64();
     (teacher, stats)
 }
 
-/// Games' labels, the players' and the deeper teacher's, and what the games measured
-/// (all but the samples and the seconds).
-fn tally(played: Vec<GameOut>) -> (Vec<NodeLabel>, Vec<NodeLabel>, SelfPlayStats) {
+/// Games' labels, the players' and the deeper teacher's, the network's samples, and what
+/// the games measured (all but the samples and the seconds).
+fn tally(played: Vec<GameOut>) -> (Vec<NodeLabel>, Vec<NodeLabel>, Vec<Sample>, SelfPlayStats) {
     let mut stats = SelfPlayStats::default();
-    let (mut play, mut teacher) = (Vec::new(), Vec::new());
+    let (mut play, mut teacher, mut samples) = (Vec::new(), Vec::new(), Vec::new());
     for game in played {
         stats.games += 1;
         stats.decisions += game.turns;
@@ -366,8 +431,9 @@ fn tally(played: Vec<GameOut>) -> (Vec<NodeLabel>, Vec<NodeLabel>, SelfPlayStats
         }
         play.extend(game.labels);
         teacher.extend(game.teacher);
+        samples.extend(game.samples);
     }
-    (play, teacher, stats)
+    (play, teacher, samples, stats)
 }
 
 #[cfg(test)]
@@ -552,6 +618,7 @@ generations = 2
             "t",
             &ckpt.join("t"),
             &exp.join("t"),
+            &Device::default(),
             &mut crate::Quiet,
         )
         .unwrap();
@@ -574,6 +641,7 @@ generations = 2
             "t",
             &ckpt.join("t"),
             &exp.join("t"),
+            &Device::default(),
             &mut crate::Quiet,
         )
         .unwrap();
@@ -582,6 +650,7 @@ generations = 2
             "u",
             &ckpt.join("u"),
             &exp.join("u"),
+            &Device::default(),
             &mut crate::Quiet,
         )
         .unwrap();
@@ -602,6 +671,128 @@ generations = 2
         assert!(!listed(&last).is_empty());
         let lines = std::fs::read_to_string(exp.join("t").join("metrics.jsonl")).unwrap();
         assert!(lines.contains("loss/value"));
+        std::fs::remove_dir_all(&root).unwrap();
+    }
+
+    /// [`tiny`] with a network learning from the same games.
+    fn tiny_with_network() -> TrainConfig {
+        let mut cfg = tiny();
+        cfg.net.blocks = 1;
+        cfg.net.channels = 8;
+        cfg.net.positions = 6;
+        cfg.net.window = 3000;
+        cfg.tree.deep_gap = 1;
+        cfg.tree.deep_positions = 2;
+        cfg.validate().unwrap();
+        cfg
+    }
+
+    #[test]
+    fn the_network_learns_the_searches_turns_from_the_same_games() {
+        let mut cfg = tiny_with_network();
+        let eval = Arc::new(LearnedEval::zero(Variant::Dimy, 8, 1));
+        let with = play_games(&cfg, &eval, 3, 5, &mut |_| {});
+        cfg.net.positions = 0;
+        let without = play_games(&cfg, &eval, 3, 5, &mut |_| {});
+        for (a, b) in with.iter().zip(&without) {
+            // The games and the evaluation's labels do not change with the network.
+            assert_eq!(
+                (a.turns, a.labels.len(), a.teacher.len()),
+                (b.turns, b.labels.len(), b.teacher.len())
+            );
+            assert!(b.samples.is_empty());
+            // Six positions, a sample a step of each chosen turn.
+            assert!(
+                a.samples.len() >= 6.min(a.turns as usize),
+                "{} samples",
+                a.samples.len()
+            );
+            for s in &a.samples {
+                assert_eq!(s.policy.len(), 1);
+                assert!((s.wdl.iter().sum::<f32>() - 1.0).abs() < 1e-5);
+            }
+        }
+    }
+
+    #[test]
+    fn one_run_teaches_the_evaluation_and_the_network_and_resumes() {
+        let root = std::env::temp_dir().join(format!("fanorona-tree-net-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&root);
+        let (ckpt, exp) = (root.join("ckpt"), root.join("exp"));
+        for run in ["t", "u"] {
+            std::fs::create_dir_all(exp.join(run)).unwrap();
+        }
+        let cfg = tiny_with_network();
+        let device = Device::default();
+        let mut lines: Vec<String> = Vec::new();
+        let first = train(
+            &cfg,
+            "t",
+            &ckpt.join("t"),
+            &exp.join("t"),
+            &device,
+            &mut lines,
+        )
+        .unwrap();
+        assert_eq!(first.state.generation, 2);
+        // Both models' checkpoints, the network's of the newest generation alone.
+        let net2 = net_checkpoint(&ckpt.join("t"), 2);
+        assert!(first.last_checkpoint.unwrap().join("eval.txt").is_file());
+        let meta = checkpoint::read_meta(&net2).unwrap();
+        assert_eq!(
+            (meta.generation, meta.net.blocks, meta.net.channels),
+            (2, 1, 8)
+        );
+        assert!(net2.join("replay.bin").is_file());
+        assert!(!net_checkpoint(&ckpt.join("t"), 1).exists());
+        let state = RunState::read(&net2).unwrap();
+        assert!(state.samples > 0 && state.steps > 0, "{state:?}");
+        assert!(
+            lines.iter().any(|l| l.contains("network: loss p")),
+            "{lines:?}"
+        );
+        let metrics = std::fs::read_to_string(exp.join("t").join("metrics.jsonl")).unwrap();
+        assert!(metrics.contains("net/loss/policy"));
+        // Resumed to four generations: the counters of one run of four, both models'.
+        let mut more = cfg.clone();
+        more.run.generations = 4;
+        let resumed = train(
+            &more,
+            "t",
+            &ckpt.join("t"),
+            &exp.join("t"),
+            &device,
+            &mut crate::Quiet,
+        )
+        .unwrap();
+        let once = train(
+            &more,
+            "u",
+            &ckpt.join("u"),
+            &exp.join("u"),
+            &device,
+            &mut crate::Quiet,
+        )
+        .unwrap();
+        assert_eq!(resumed.state.samples, once.state.samples);
+        let (a, b) = (
+            RunState::read(&net_checkpoint(&ckpt.join("t"), 4)).unwrap(),
+            RunState::read(&net_checkpoint(&ckpt.join("u"), 4)).unwrap(),
+        );
+        assert_eq!((a.samples, a.steps, a.games), (b.samples, b.steps, b.games));
+        // An evaluation checkpoint whose network has gone: said, not guessed.
+        std::fs::remove_dir_all(net_checkpoint(&ckpt.join("t"), 4)).unwrap();
+        let err = train(
+            &more,
+            "t",
+            &ckpt.join("t"),
+            &exp.join("t"),
+            &device,
+            &mut crate::Quiet,
+        )
+        .unwrap_err()
+        .to_string();
+        assert!(err.contains("no network beside it"), "{err}");
         std::fs::remove_dir_all(&root).unwrap();
     }
 }

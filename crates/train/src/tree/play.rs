@@ -3,6 +3,8 @@
 //! and the games' own results beside them.
 
 use crate::config::TrainConfig;
+use crate::decisions::{Decision, samples, turn_decisions};
+use crate::records::Sample;
 use fanorona_rules::{History, Outcome, Position, Turn, TurnMode};
 use fanorona_search::{AbConfig, AlphaBeta, Bound, Descent, LearnedEval, Limits, NodeLabel};
 use rand::rngs::SmallRng;
@@ -12,6 +14,16 @@ use std::sync::Arc;
 /// A game longer than this many turns is stopped (the quiet limit ends games long
 /// before).
 pub(super) const MAX_TURNS: u32 = 1000;
+
+/// A position of a game where the engine chose the turn, and what its search found.
+#[derive(Clone, Copy)]
+struct Searched {
+    /// The game's turn number.
+    turn: u32,
+    pos: Position,
+    /// The search's turn and score.
+    best: Option<(Turn, i32)>,
+}
 
 /// One self-play game's yield.
 #[derive(Debug, Default)]
@@ -24,6 +36,8 @@ pub(super) struct GameOut {
     pub(super) nodes: u64,
     /// Nodes of the deeper teacher's searches (not in `nodes`).
     pub(super) deep_nodes: u64,
+    /// The network's samples (`net.positions`).
+    pub(super) samples: Vec<Sample>,
     pub(super) outcome: Option<Outcome>,
 }
 
@@ -71,11 +85,16 @@ impl Searcher {
     }
 
     /// The deeper teacher's labels of `pos` (`tree.depth + tree.deep_gap` turns; its
-    /// nodes searched deeper than the players' searches, the root first) and its nodes;
-    /// none when it is off.
-    fn deep_labels(&mut self, cfg: &TrainConfig, pos: &Position) -> (Vec<NodeLabel>, u64) {
+    /// nodes searched deeper than the players' searches, the root first), its nodes, and
+    /// its turn with its score when it searched deeper than the players; none when it is
+    /// off.
+    fn deep_labels(
+        &mut self,
+        cfg: &TrainConfig,
+        pos: &Position,
+    ) -> (Vec<NodeLabel>, u64, Option<(Turn, i32)>) {
         let Searcher::AlphaBeta(_, Some(deep)) = self else {
-            return (Vec::new(), 0);
+            return (Vec::new(), 0, None);
         };
         let depth = cfg.tree.depth + cfg.tree.deep_gap;
         let r = deep.search(
@@ -89,7 +108,8 @@ impl Searcher {
         // does not: its value is the search's score (a position with one legal turn
         // ends its search early, and gives no label deeper than the players').
         let mut labels = Vec::new();
-        if r.best.is_some() && r.depth > cfg.tree.depth {
+        let deeper = r.best.filter(|_| r.depth > cfg.tree.depth);
+        if deeper.is_some() {
             labels.push(NodeLabel {
                 position: *pos,
                 score: r.score,
@@ -98,12 +118,16 @@ impl Searcher {
             });
         }
         labels.extend(deep.take_labels());
-        (labels, r.nodes)
+        (labels, r.nodes, deeper.map(|t| (t, r.score)))
     }
 
-    /// The best turn of `game`'s position (`None`: none), with the search's labels and
-    /// nodes.
-    fn search(&mut self, cfg: &TrainConfig, game: &History) -> (Option<Turn>, Vec<NodeLabel>, u64) {
+    /// The best turn of `game`'s position (`None`: none) with its score, the search's
+    /// labels and nodes.
+    fn search(
+        &mut self,
+        cfg: &TrainConfig,
+        game: &History,
+    ) -> (Option<(Turn, i32)>, Vec<NodeLabel>, u64) {
         let t = &cfg.tree;
         let pos = game.position();
         match self {
@@ -115,7 +139,7 @@ impl Searcher {
                         ..Limits::default()
                     },
                 );
-                (r.best, e.take_labels(), r.nodes)
+                (r.best.map(|b| (b, r.score)), e.take_labels(), r.nodes)
             }
             Searcher::Descent(d) => {
                 if d.len() > DESCENT_NODES {
@@ -124,11 +148,7 @@ impl Searcher {
                 let before = d.expanded;
                 let r = d.search(pos, t.iterations);
                 let labels = d.labels(pos, t.label_depth, t.max_quiet);
-                (
-                    r.turns.first().map(|(t, _)| *t),
-                    labels,
-                    d.expanded - before,
-                )
+                (r.turns.first().copied(), labels, d.expanded - before)
             }
         }
     }
@@ -146,18 +166,16 @@ pub(super) fn play_game(cfg: &TrainConfig, searcher: &mut Searcher, seed: u64) -
     let mut out = GameOut::default();
     let mut labels: Vec<NodeLabel> = Vec::new();
     let mut index: std::collections::HashMap<(u64, u16), usize> = Default::default();
-    // Positions the engine chose in, with their turn: the deeper teacher's candidates
-    // and the outcome labels'.
-    let mut searched: Vec<(u32, Position)> = Vec::new();
+    // Positions the engine chose in, with their turn: the deeper teacher's candidates,
+    // the outcome labels' and the network's.
+    let mut searched: Vec<Searched> = Vec::new();
     for turn in 0..MAX_TURNS {
         let pos = *game.position();
         let turns = pos.turns(TurnMode::Distinct);
         if turns.is_empty() || game.outcome().is_some() {
             break;
         }
-        if turn >= opening && pos.quiet() <= t.max_quiet {
-            searched.push((turn, pos));
-        }
+        let candidate = turn >= opening && pos.quiet() <= t.max_quiet;
         let chosen = if turn < opening {
             turns[rng.random_range(0..turns.len())]
         } else {
@@ -178,7 +196,10 @@ pub(super) fn play_game(cfg: &TrainConfig, searcher: &mut Searcher, seed: u64) -
                 // Alpha-beta's searches overlap little: each keeps its own.
                 labels.extend(found);
             }
-            best.unwrap_or(turns[0])
+            if candidate {
+                searched.push(Searched { turn, pos, best });
+            }
+            best.map_or(turns[0], |(b, _)| b)
         };
         game.play_unchecked(&chosen);
         out.turns += 1;
@@ -189,7 +210,7 @@ pub(super) fn play_game(cfg: &TrainConfig, searcher: &mut Searcher, seed: u64) -
         let last = *game.position();
         let mut pool = searched.clone();
         for _ in 0..t.outcome_positions.min(pool.len()) {
-            let (at, pos) = pool.swap_remove(rng.random_range(0..pool.len()));
+            let Searched { turn: at, pos, .. } = pool.swap_remove(rng.random_range(0..pool.len()));
             let turns = u32::try_from(out.turns)
                 .unwrap_or(u32::MAX)
                 .saturating_sub(at);
@@ -208,14 +229,35 @@ pub(super) fn play_game(cfg: &TrainConfig, searcher: &mut Searcher, seed: u64) -
         }
     }
     // The deeper teacher: positions of this game at random (both sides, as the game
-    // reached them), each searched deeper than the game's own searches.
+    // reached them), each searched deeper than the game's own searches. The network
+    // learns its turn there first, then the players' turn at other positions.
+    let mut for_net = cfg.net.positions;
+    let mut decisions: Vec<Decision> = Vec::new();
     if t.deep_gap > 0 {
         for _ in 0..t.deep_positions.min(searched.len()) {
-            let (_, pos) = searched.swap_remove(rng.random_range(0..searched.len()));
-            let (found, nodes) = searcher.deep_labels(cfg, &pos);
+            let s = searched.swap_remove(rng.random_range(0..searched.len()));
+            let (found, nodes, deeper) = searcher.deep_labels(cfg, &s.pos);
             out.deep_nodes += nodes;
             out.teacher.extend(found);
+            if for_net > 0 {
+                if let Some((turn, score)) = deeper.or(s.best) {
+                    turn_decisions(&s.pos, &turn, score, &mut decisions);
+                }
+                for_net -= 1;
+            }
         }
+    }
+    while for_net > 0 && !searched.is_empty() {
+        let s = searched.swap_remove(rng.random_range(0..searched.len()));
+        if let Some((turn, score)) = s.best {
+            turn_decisions(&s.pos, &turn, score, &mut decisions);
+        }
+        for_net -= 1;
+    }
+    if !decisions.is_empty() {
+        // A game stopped at MAX_TURNS counts as drawn.
+        let result = game.outcome().unwrap_or(Outcome::Draw);
+        out.samples = samples(decisions, result, game.position(), cfg.net.score_weight);
     }
     out.labels = labels;
     out.outcome = game.outcome();
