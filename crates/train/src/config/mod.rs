@@ -371,7 +371,8 @@ impl TrainConfig {
                     "net.positions must be 0 to 1000, with tree.method = treestrap (the network learns from alpha-beta's games)",
                 );
             }
-            if !(n.lr > 0.0)
+            if n.lr.is_nan()
+                || n.lr <= 0.0
                 || n.window < t.batch_size
                 || !(n.train_ratio > 0.0 && n.train_ratio <= 100.0)
                 || !(0.0..=1.0).contains(&n.score_weight)
@@ -386,7 +387,8 @@ impl TrainConfig {
 
     /// The network's own configuration in a tree run that trains one (`net.positions`
     /// above 0): this one with `[net]`'s learning rate (the schedule scaled with it),
-    /// window and ratio in `[train]`, and no tree learning. `None`: the run trains no
+    /// window and ratio in `[train]`, and no tree learning (`train.init` starts a new
+    /// run's network from a checkpoint's, as `tree.init` its evaluation). `None`: the run trains no
     /// network beside its evaluation.
     pub fn tree_network(&self) -> Option<TrainConfig> {
         if !self.tree.enabled() || self.net.positions == 0 {
@@ -397,7 +399,6 @@ impl TrainConfig {
         c.train.lr_final = self.train.lr_final * self.net.lr / self.train.lr;
         c.train.replay_window = self.net.window;
         c.train.train_ratio = self.net.train_ratio;
-        c.train.init = String::new();
         c.tree = TreeConfig::default();
         Some(c)
     }

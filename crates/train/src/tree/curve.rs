@@ -256,7 +256,8 @@ impl<'a> Curve<'a> {
             self.write(&p, "vs", sinks)?;
             standing.push_str(&format!(" {elo:+.0} vs {opponent}"));
             line.push_str(&format!(
-                " {elo:+.0} [{low:+.0}, {high:+.0}] against the {}",
+                "{} {elo:+.0} [{low:+.0}, {high:+.0}] against the {}",
+                if opponent == "hand" { "" } else { "," },
                 if opponent == "hand" {
                     "hand-written evaluation"
                 } else {
