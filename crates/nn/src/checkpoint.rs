@@ -199,7 +199,7 @@ pub fn save_with(
         std::fs::remove_dir_all(&tmp).map_err(io(&tmp))?;
     }
     std::fs::create_dir_all(&tmp).map_err(io(&tmp))?;
-    let model = tmp.join("model.bpk");
+    let model = tmp.join(MODEL_FILE);
     net.clone()
         .save_file(&model)
         .map_err(|e| CheckpointError::Weights {
@@ -272,6 +272,9 @@ fn publish(tmp: &Path, dir: &Path, files: &[(&str, &[u8])]) -> Result<(), Checkp
     }
     Ok(())
 }
+
+/// The file of a checkpoint folder that holds the network's weights.
+pub const MODEL_FILE: &str = "model.bpk";
 
 /// The file of a checkpoint folder that lists the checksum of each file written before
 /// it (`name hex` lines, `fanorona_rules::checksum::fnv1a`): [`verify_file`] refuses a
@@ -491,14 +494,14 @@ pub fn load(
             expected: format!("{:?}", NetShape::from(want)),
         });
     }
-    let model = dir.join("model.bpk");
+    let model = dir.join(MODEL_FILE);
     if !model.is_file() {
         return Err(CheckpointError::Weights {
             path: model,
             reason: "file missing".into(),
         });
     }
-    verify_file(&dir, "model.bpk")?;
+    verify_file(&dir, MODEL_FILE)?;
     let net = catch(|| cfg.init(device).try_load_file(&model)).map_err(|reason| {
         CheckpointError::Weights {
             path: model.clone(),

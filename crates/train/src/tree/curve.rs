@@ -14,9 +14,9 @@
 //! `_high`, and `curve/cpu_hours`), which `fanorona plot --x cpu-hours` draws. The
 //! matches run outside the run's clock.
 //!
-//! A point is due when the clock passes a multiple of the period and the file has no
-//! line for it: a run stopped in a match plays it again after the resume, with the
-//! evaluation kept when the mark was passed.
+//! A point is due when the clock passes a multiple of the period and the file lacks any
+//! of its lines: a run stopped in a match plays that match again after the resume (and
+//! only that one), with the evaluation kept when the mark was passed.
 
 use super::NetSide;
 use crate::config::TrainConfig;
@@ -68,6 +68,24 @@ pub struct CurvePoint {
 
 fn eval_player() -> String {
     "eval".into()
+}
+
+/// Where a point stands on the run's clock.
+struct Mark {
+    minutes: u64,
+    cpu_hours: f64,
+    generation: u64,
+}
+
+/// One of a point's matches: the run's player against one opponent.
+struct Game<'a> {
+    player: &'a str,
+    opponent: &'a str,
+    depth: u32,
+    specs: &'a [String; 2],
+    make: crate::report::MakePlayer<'a>,
+    seed: u64,
+    games: usize,
 }
 
 /// The curve of one run.
@@ -153,15 +171,40 @@ impl<'a> Curve<'a> {
         read_points(&self.dir.join(FILE))
     }
 
-    /// The mark (minutes) due at a clock of `seconds`, if its point is not recorded.
-    fn due(&self, seconds: f64) -> Option<u64> {
+    /// The mark (minutes) due at a clock of `seconds`, while any of its lines is missing:
+    /// the evaluation's against the hand-written one and, where the run has anchors,
+    /// against theirs, and the network's (`net`) against theirs where they have one.
+    fn due(&self, seconds: f64, net: bool) -> Option<u64> {
         let k = self.cfg.run.curve_minutes;
         let mark = (seconds / 60.0) as u64 / k * k;
-        (mark > 0 && !self.points().iter().any(|p| p.minutes == mark)).then_some(mark)
+        if mark == 0 {
+            return None;
+        }
+        let points: Vec<CurvePoint> = self
+            .points()
+            .into_iter()
+            .filter(|p| p.minutes == mark)
+            .collect();
+        if points.is_empty() {
+            return Some(mark);
+        }
+        let has = |player: &str, opponent: &str| {
+            points
+                .iter()
+                .any(|p| p.player == player && p.opponent == opponent)
+        };
+        let anchors = self.dir.join(ANCHORS);
+        let release = anchors.join(checkpoint::EVAL_FILE).is_file();
+        let network = release && net && anchors.join(checkpoint::MODEL_FILE).is_file();
+        let complete = has("eval", "hand")
+            && (!release || has("eval", "release"))
+            && (!network || has("net", "release"));
+        (!complete).then_some(mark)
     }
 
     /// Records the point due at `seconds` (nothing when none is): the evaluation's and,
-    /// when the run has one, the network's.
+    /// when the run has one, the network's. A line already in the file (a run stopped
+    /// between a point's matches) is not played again.
     pub(super) fn record(
         &self,
         eval: &LearnedEval,
@@ -171,7 +214,7 @@ impl<'a> Curve<'a> {
         sinks: &mut dyn MetricsSink,
         progress: &mut dyn Progress,
     ) -> Result<(), TrainError> {
-        let Some(minutes) = self.due(seconds) else {
+        let Some(minutes) = self.due(seconds, net.is_some()) else {
             return Ok(());
         };
         let cfg = self.cfg;
@@ -204,6 +247,11 @@ impl<'a> Curve<'a> {
             cfg.run.curve_games
         );
         let mut standing = format!("{cpu_hours:.2} CPU-h: evaluation");
+        let at = Mark {
+            minutes,
+            cpu_hours,
+            generation,
+        };
         let eval = Arc::new(eval);
         for (opponent, theirs) in [("hand", None), ("release", release)] {
             if opponent == "release" && theirs.is_none() {
@@ -228,36 +276,23 @@ impl<'a> Curve<'a> {
                 };
                 crate::report::depth_player(depth, 16, learned, &specs[k], cfg.variant())
             };
-            let records = crate::report::match_records(
-                cfg,
-                &specs,
-                &make,
-                cfg.seed ^ minutes,
-                self.book,
-                cfg.run.curve_games,
-                threads,
-            )?;
-            let pairs = fanorona_arena::arena::pentanomial(&specs[0], &specs[1], &records);
-            let (elo, low, high) = pairs.elo();
-            let score = crate::report::points_of(&specs[0], &records);
-            let p = CurvePoint {
-                minutes,
-                cpu_hours,
-                generation,
-                player: eval_player(),
-                opponent: opponent.into(),
+            let game = Game {
+                player: "eval",
+                opponent,
                 depth,
-                games: records.len(),
-                score,
-                elo,
-                low,
-                high,
+                specs: &specs,
+                make: &make,
+                seed: cfg.seed ^ minutes,
+                games: cfg.run.curve_games,
             };
-            self.write(&p, "vs", sinks)?;
-            standing.push_str(&format!(" {elo:+.0} vs {opponent}"));
+            let p = self.point(&at, &game, sinks)?;
+            standing.push_str(&format!(" {:+.0} vs {opponent}", p.elo));
             line.push_str(&format!(
-                "{} {elo:+.0} [{low:+.0}, {high:+.0}] against the {}",
+                "{} {:+.0} [{:+.0}, {:+.0}] against the {}",
                 if opponent == "hand" { "" } else { "," },
+                p.elo,
+                p.low,
+                p.high,
                 if opponent == "hand" {
                     "hand-written evaluation"
                 } else {
@@ -266,7 +301,7 @@ impl<'a> Curve<'a> {
             ));
         }
         if let (Some(net), Some(anchors)) = (net, &anchors) {
-            if anchors.join("model.bpk").is_file() {
+            if anchors.join(checkpoint::MODEL_FILE).is_file() {
                 let sims = cfg.run.curve_sims;
                 let kept = self.dir.join(format!("{minutes:05}min-net"));
                 if checkpoint::resolve(&kept).is_err() {
@@ -294,35 +329,20 @@ impl<'a> Curve<'a> {
                             .and_then(|s| s.player(&specs[k], variant, &nets))
                             .map_err(|e| e.to_string())
                     };
-                let records = crate::report::match_records(
-                    cfg,
-                    &specs,
-                    &make,
-                    cfg.seed ^ minutes ^ 0x4E37,
-                    self.book,
-                    cfg.run.curve_net_games,
-                    threads,
-                )?;
-                let pairs = fanorona_arena::arena::pentanomial(&specs[0], &specs[1], &records);
-                let (elo, low, high) = pairs.elo();
-                let p = CurvePoint {
-                    minutes,
-                    cpu_hours,
-                    generation,
-                    player: "net".into(),
-                    opponent: "release".into(),
+                let game = Game {
+                    player: "net",
+                    opponent: "release",
                     depth: 0,
-                    games: records.len(),
-                    score: crate::report::points_of(&specs[0], &records),
-                    elo,
-                    low,
-                    high,
+                    specs: &specs,
+                    make: &make,
+                    seed: cfg.seed ^ minutes ^ 0x4E37,
+                    games: cfg.run.curve_net_games,
                 };
-                self.write(&p, "net_vs", sinks)?;
-                standing.push_str(&format!(", network {elo:+.0} vs release"));
+                let p = self.point(&at, &game, sinks)?;
+                standing.push_str(&format!(", network {:+.0} vs release", p.elo));
                 line.push_str(&format!(
-                    "; the network at {sims} simulations {elo:+.0} [{low:+.0}, {high:+.0}] against the anchors' ({} games)",
-                    records.len()
+                    "; the network at {sims} simulations {:+.0} [{:+.0}, {:+.0}] against the anchors' ({} games)",
+                    p.elo, p.low, p.high, p.games
                 ));
             } else {
                 line.push_str("; the anchors have no network: the network's point is skipped");
@@ -333,6 +353,52 @@ impl<'a> Curve<'a> {
         progress.message(&line);
         progress.standing(&standing);
         Ok(())
+    }
+
+    /// The line of `game` at mark `at`: the file's where it has one, else the match is
+    /// played and its line written.
+    fn point(
+        &self,
+        at: &Mark,
+        game: &Game,
+        sinks: &mut dyn MetricsSink,
+    ) -> Result<CurvePoint, TrainError> {
+        if let Some(p) = self.points().into_iter().find(|p| {
+            p.minutes == at.minutes && p.player == game.player && p.opponent == game.opponent
+        }) {
+            return Ok(p);
+        }
+        let records = crate::report::match_records(
+            self.cfg,
+            game.specs,
+            game.make,
+            game.seed,
+            self.book,
+            game.games,
+            self.cfg.tree.threads(),
+        )?;
+        let pairs = fanorona_arena::arena::pentanomial(&game.specs[0], &game.specs[1], &records);
+        let (elo, low, high) = pairs.elo();
+        let p = CurvePoint {
+            minutes: at.minutes,
+            cpu_hours: at.cpu_hours,
+            generation: at.generation,
+            player: game.player.into(),
+            opponent: game.opponent.into(),
+            depth: game.depth,
+            games: records.len(),
+            score: crate::report::points_of(&game.specs[0], &records),
+            elo,
+            low,
+            high,
+        };
+        let prefix = if game.player == "eval" {
+            "vs"
+        } else {
+            "net_vs"
+        };
+        self.write(&p, prefix, sinks)?;
+        Ok(p)
     }
 
     /// Appends point `p` to the curve's file, and its Elo and interval to `sinks` as
@@ -501,6 +567,31 @@ mod tests {
                 .any(|l| l.contains("the network at 4 simulations")),
             "{lines:?}"
         );
+        // A stop in the network's match: the evaluation's lines are kept and not played
+        // again; the network's is played after the resume.
+        let file = run.join(DIR).join(FILE);
+        let text = std::fs::read_to_string(&file).unwrap();
+        let evals: Vec<&str> = text.lines().take(2).collect();
+        std::fs::write(&file, evals.join("\n") + "\n").unwrap();
+        let before = sinks.scalars.len();
+        curve
+            .record(&eval, Some(&net), 5, 140.0, &mut sinks, &mut lines)
+            .unwrap();
+        let again = curve.points();
+        assert_eq!(again.len(), 3, "{again:?}");
+        assert_eq!(again[..2], points[..2]);
+        assert_eq!((again[2].player.as_str(), again[2].games), ("net", 2));
+        let tags: Vec<&str> = sinks.scalars[before..]
+            .iter()
+            .map(|(t, _)| t.as_str())
+            .collect();
+        assert!(!tags.contains(&"curve/vs_hand"), "{tags:?}");
+        assert!(tags.contains(&"curve/net_vs_release"), "{tags:?}");
+        // Complete: not played a third time.
+        curve
+            .record(&eval, Some(&net), 6, 170.0, &mut sinks, &mut lines)
+            .unwrap();
+        assert_eq!(curve.points().len(), 3);
         // No anchors: the points against them are skipped, with a line saying so.
         let bare = run.join("bare");
         cfg.run.curve_anchors = String::new();
