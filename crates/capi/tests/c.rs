@@ -137,6 +137,42 @@ fn bad_input_is_a_code_and_a_message_never_a_crash() {
     }
 }
 
+#[test]
+fn an_error_quotes_a_huge_argument_briefly() {
+    let huge = CString::new("W".repeat(5 << 20)).unwrap();
+    let brief = |what: &str| {
+        let e = last_error();
+        assert!(!e.is_empty() && e.len() <= 300, "{what}: {} bytes", e.len());
+    };
+    // SAFETY: every pointer is a live handle or a NUL-terminated string.
+    unsafe {
+        let mut g: *mut FanoronaGame = std::ptr::null_mut();
+        assert_eq!(fanorona_game_new(huge.as_ptr(), &mut g), FANORONA_ERR_BOARD);
+        brief("board");
+        assert_eq!(
+            fanorona_game_from_fen(huge.as_ptr(), &mut g),
+            FANORONA_ERR_FEN
+        );
+        brief("fen");
+        assert_eq!(fanorona_game_new(c"tsivy".as_ptr(), &mut g), FANORONA_OK);
+        assert_eq!(fanorona_game_play(g, huge.as_ptr()), FANORONA_ERR_TURN);
+        brief("turn");
+        let e = fanorona_engine_new();
+        assert_eq!(
+            fanorona_engine_set_tables(e, huge.as_ptr(), c"x".as_ptr()),
+            FANORONA_ERR_BOARD
+        );
+        brief("tables' board");
+        assert_eq!(
+            fanorona_engine_set_tables(e, c"dimy".as_ptr(), huge.as_ptr()),
+            FANORONA_ERR_TABLES
+        );
+        brief("tables' folder");
+        fanorona_engine_free(e);
+        fanorona_game_free(g);
+    }
+}
+
 /// A raw handle moved to other threads (the library's handles are thread-safe).
 #[derive(Clone, Copy)]
 struct Shared(*mut FanoronaGame);

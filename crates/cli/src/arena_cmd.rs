@@ -11,7 +11,7 @@ use fanorona_arena::elo::{Pentanomial, Sprt, SprtDecision};
 use fanorona_arena::match_report::{Axis, MatchReport};
 use fanorona_arena::report;
 use fanorona_nn::checkpoint;
-use fanorona_rules::{Position, RuleOptions, Variant, VelaForm};
+use fanorona_rules::{Position, RuleOptions, Variant, VelaForm, quote};
 use indicatif::{ProgressBar, ProgressStyle};
 use std::path::PathBuf;
 
@@ -161,7 +161,8 @@ pub fn read_book(path: &std::path::Path, rules: RuleOptions) -> Result<Vec<Posit
 fn parse_sprt(s: &str, alpha: f64, beta: f64, min_pairs: u32) -> Result<Sprt> {
     let bad = || {
         input_err(format!(
-            "--sprt `{s}`: expected ELO0,ELO1 with ELO0 < ELO1, e.g. 0,20"
+            "--sprt {}: expected ELO0,ELO1 with ELO0 < ELO1, e.g. 0,20",
+            quote(s)
         ))
     };
     let (e0, e1) = s.split_once(',').ok_or_else(bad)?;
@@ -459,14 +460,14 @@ fn check_lineup(
     }
     let mut seen = std::collections::HashSet::new();
     if let Some(d) = specs.iter().find(|s| !seen.insert(s.as_str())) {
-        return Err(input_err(format!("player `{d}` is named twice")));
+        return Err(input_err(format!("player {} is named twice", quote(d))));
     }
     Ok(match &a.anchor {
         Some(s) => Some(
             specs
                 .iter()
                 .position(|x| x == s)
-                .ok_or_else(|| input_err(format!("anchor `{s}` is not a player")))?,
+                .ok_or_else(|| input_err(format!("anchor {} is not a player", quote(s))))?,
         ),
         None => None,
     })

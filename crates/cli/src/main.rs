@@ -107,9 +107,39 @@ fn default_sigpipe() {
 #[cfg(not(unix))]
 fn default_sigpipe() {}
 
+/// A command-line error with each argument it quotes cut to 40 characters (clap quotes
+/// a bad value whole, an argument may be 128 KiB, and the value's own error, which
+/// follows, quotes it again).
+fn briefly(mut e: clap::Error) -> clap::Error {
+    use clap::error::ContextValue;
+    const CHARS: usize = 40;
+    let cut = |s: &str| {
+        if s.chars().count() > CHARS {
+            let head: String = s.chars().take(CHARS).collect();
+            format!("{head}… ({} bytes)", s.len())
+        } else {
+            s.to_string()
+        }
+    };
+    let long: Vec<_> = e
+        .context()
+        .filter_map(|(k, v)| match v {
+            ContextValue::String(s) => Some((k, ContextValue::String(cut(s)))),
+            ContextValue::Strings(v) => {
+                Some((k, ContextValue::Strings(v.iter().map(|s| cut(s)).collect())))
+            }
+            _ => None,
+        })
+        .collect();
+    for (k, v) in long {
+        e.insert(k, v);
+    }
+    e
+}
+
 fn main() -> ExitCode {
     default_sigpipe();
-    let cli = Cli::parse();
+    let cli = Cli::try_parse().unwrap_or_else(|e| briefly(e).exit());
     if let Err(e) = backend::check_env() {
         eprintln!("error: {e}");
         return ExitCode::from(2);

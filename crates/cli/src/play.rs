@@ -197,7 +197,11 @@ fn play_game(
                     writeln!(out, "You play {played}\n\n{}\n", game.position())?;
                 }
                 Err(EngineError::Turn { reason, .. }) => {
-                    writeln!(out, "{reason}\nTry again (`?` lists the legal turns).")?;
+                    writeln!(
+                        out,
+                        "turn {}: {reason}\nTry again (`?` lists the legal turns).",
+                        fanorona_engine::quote(text)
+                    )?;
                 }
                 Err(e) => return Err(input_err(e)),
             },

@@ -6,7 +6,7 @@ use clap::Args;
 pub use fanorona_rules::AnyPosition;
 use fanorona_rules::notation::{format_turn, parse_turn, split_game};
 use fanorona_rules::{
-    History, PointStyle, RuleOptions, TurnMode, Variant, divide, perft as count, telo_perft,
+    History, PointStyle, RuleOptions, TurnMode, Variant, divide, perft as count, quote, telo_perft,
 };
 use std::time::Instant;
 
@@ -50,7 +50,8 @@ impl PositionArgs {
             && want != v
         {
             return Err(input_err(format!(
-                "--variant {want} does not match the FEN `{fen}`, which is a {v} board"
+                "--variant {want} does not match the FEN {}, which is a {v} board",
+                quote(fen)
             )));
         }
         Ok(p)
@@ -219,13 +220,14 @@ pub fn replay(a: ReplayArgs) -> Result<()> {
                 let pos = *h.position();
                 if h.outcome().is_some() {
                     return Err(input_err(format!(
-                        "turn {} `{tok}`: the game is already over in position `{}`",
+                        "turn {} {}: the game is already over in position `{}`",
                         i + 1,
+                        quote(tok),
                         pos.fen()
                     )));
                 }
-                let t = parse_turn(&pos, tok)
-                    .map_err(|e| input_err(format!("turn {} `{tok}`: {e}", i + 1)))?;
+                let t =
+                    parse_turn(&pos, tok).map_err(|e| input_err(format!("turn {}: {e}", i + 1)))?;
                 h.play_unchecked(&t);
                 if !a.json {
                     println!(
@@ -245,14 +247,15 @@ pub fn replay(a: ReplayArgs) -> Result<()> {
             for (i, tok) in tokens.iter().enumerate() {
                 if p.outcome().is_some() {
                     return Err(input_err(format!(
-                        "turn {} `{tok}`: the game is already over in position `{}`",
+                        "turn {} {}: the game is already over in position `{}`",
                         i + 1,
+                        quote(tok),
                         p.fen()
                     )));
                 }
                 let m = p
                     .parse_move(tok)
-                    .map_err(|e| input_err(format!("turn {} `{tok}`: {e}", i + 1)))?;
+                    .map_err(|e| input_err(format!("turn {}: {e}", i + 1)))?;
                 p.play_unchecked(m);
                 if !a.json {
                     println!("{}. {tok}\n{p}\n", i + 1);

@@ -24,7 +24,7 @@ use clap::Args;
 use fanorona_engine::api;
 use fanorona_nn::checkpoint;
 use fanorona_nn::spec::NetSource;
-use fanorona_rules::{AnyPosition, Variant};
+use fanorona_rules::{AnyPosition, Variant, quote};
 use fanorona_search::Analysis;
 use serde_json::{Value, json};
 use std::collections::HashMap;
@@ -80,7 +80,7 @@ pub struct ServeArgs {
 fn parse_cap(s: &str) -> std::result::Result<Duration, String> {
     fanorona_nn::spec::parse_duration(s)
         .filter(|d| !d.is_zero())
-        .ok_or_else(|| format!("`{s}` is not a time such as 500ms or 5s"))
+        .ok_or_else(|| format!("{} is not a time such as 500ms or 5s", quote(s)))
 }
 
 /// The page, embedded in the binary.
@@ -239,8 +239,9 @@ impl ApiError {
     fn unusable(engine: &str, variant: Variant, e: impl std::fmt::Display) -> ApiError {
         eprintln!("serve: engine `{engine}` for {variant}: {e}");
         ApiError::bad(format!(
-            "engine `{engine}` cannot play {variant} on this server: the files it needs are \
-             missing or unusable (the server's log says why)"
+            "engine {} cannot play {variant} on this server: the files it needs are \
+             missing or unusable (the server's log says why)",
+            quote(engine)
         ))
     }
 }
@@ -437,16 +438,34 @@ fn query_json(q: &HashMap<String, String>) -> Value {
     )
 }
 
+/// `GET /api/info`: the default engine, the time cap, the starts and, for each board,
+/// whether its release network was found and where it came from (its run and training
+/// step), never where it lies: a client learns nothing of the server's files.
 async fn info(State(s): State<Arc<ServerState>>) -> ApiResult {
-    let nets: HashMap<&str, Option<String>> = [Variant::Tsivy, Variant::Dimy]
+    let nets: HashMap<&str, Value> = [Variant::Tsivy, Variant::Dimy]
         .into_iter()
         .map(|v| {
-            (
-                v.name(),
-                checkpoint::release_dir(v)
-                    .ok()
-                    .map(|p| p.display().to_string()),
-            )
+            let found = match checkpoint::release_dir(v) {
+                Ok(dir) => match checkpoint::read_meta(&dir) {
+                    Ok(m) => json!({
+                        "found": true,
+                        "provenance": format!(
+                            "run {}, generation {}, {} training steps, {} blocks x {} channels",
+                            m.run.as_deref().unwrap_or("unnamed"),
+                            m.generation,
+                            m.step,
+                            m.net.blocks,
+                            m.net.channels
+                        ),
+                    }),
+                    Err(e) => {
+                        eprintln!("serve: the {v} release network: {e}");
+                        json!({ "found": false })
+                    }
+                },
+                Err(_) => json!({ "found": false }),
+            };
+            (v.name(), found)
         })
         .collect();
     let starts = api::starts();

@@ -425,9 +425,9 @@ fn play_from_stdin() {
         out.contains("d2e3(+2)") && out.contains("f2e3(+2)"),
         "? lists the turns: {out}"
     );
-    assert!(out.contains("illegal turn `c4c3`"), "{out}");
-    assert!(out.contains("malformed turn `nonsense`"), "{out}");
-    assert!(out.contains("ambiguous turn `d3e3`"), "{out}");
+    assert!(out.contains("turn `c4c3`: illegal"), "{out}");
+    assert!(out.contains("turn `nonsense`: malformed"), "{out}");
+    assert!(out.contains("turn `d3e3`: ambiguous"), "{out}");
     assert!(out.contains("You play d3e3(-1)"), "{out}");
     assert!(out.contains("Engine plays"), "{out}");
     assert!(out.contains("Taken back."), "{out}");
@@ -2314,6 +2314,79 @@ fn tablebases_build_probe_and_analyze() {
         let o = fanorona(&args);
         assert_eq!(o.status.code(), Some(2), "{args:?}: {}", stderr(&o));
         assert!(stderr(&o).contains(needle), "{args:?}: {}", stderr(&o));
+    }
+    std::fs::remove_dir_all(&dir).ok();
+}
+
+/// The command fails with a clear, short error: every line of it at most 300 bytes.
+fn brief_error(args: &[&str]) {
+    let o = fanorona(args);
+    let what: Vec<String> = args.iter().map(|a| a.chars().take(40).collect()).collect();
+    assert_eq!(o.status.code(), Some(2), "{what:?}");
+    let e = stderr(&o);
+    assert!(e.contains("error"), "{what:?}: {}", &e[..e.len().min(300)]);
+    assert!(!e.contains("panicked"), "{what:?}");
+    for line in e.lines() {
+        assert!(
+            line.len() <= 300,
+            "{what:?}: {} bytes: {}",
+            line.len(),
+            &line[..300]
+        );
+    }
+}
+
+#[test]
+fn an_error_quotes_a_huge_input_briefly() {
+    // An argument may be 128 KiB at most (the kernel's limit); a file any size.
+    let arg = "W".repeat(120 * 1024);
+    let rule = format!("vela={arg}");
+    let set = format!("tree.method={arg}");
+    let time = format!("ab:time={arg}");
+    for args in [
+        vec!["perft", "--depth", "1", "--fen", &arg],
+        vec!["perft", "--depth", "1", "--rule", &rule],
+        vec!["perft", "--depth", "1", "--rule", &arg],
+        vec!["turns", "--variant", &arg],
+        vec!["replay", "--fen", &arg, "d3e3"],
+        vec!["replay", &arg],
+        vec!["analyze", "--engine", &arg],
+        vec!["analyze", "--engine", &time],
+        vec!["arena", "--players", &arg, "random"],
+        vec!["train", "--set", &arg],
+        vec!["train", "--set", &set],
+    ] {
+        brief_error(&args);
+    }
+    let dir = std::env::temp_dir().join(format!("fanorona-huge-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let huge = "W".repeat(5 << 20);
+    let file = |name: &str, text: String| {
+        let p = dir.join(name);
+        std::fs::write(&p, text).unwrap();
+        p.display().to_string()
+    };
+    let game = file("game.txt", format!("1. {huge}\n"));
+    let config = file("config.toml", format!("variant = \"{huge}\"\n"));
+    let broken = file("broken.toml", format!("[run]\n{huge}\n"));
+    let book = file("book.fen", format!("{huge}\n"));
+    let eval = file("eval.txt", format!("{huge}\n"));
+    let eval_spec = format!("ab:depth=1,eval={eval}");
+    for args in [
+        vec!["replay", "--file", &game],
+        vec!["train", "--config", &config],
+        vec!["train", "--config", &broken],
+        vec![
+            "arena",
+            "--players",
+            "random",
+            "ab:depth=1",
+            "--book",
+            &book,
+        ],
+        vec!["analyze", "--engine", &eval_spec],
+    ] {
+        brief_error(&args);
     }
     std::fs::remove_dir_all(&dir).ok();
 }

@@ -580,3 +580,66 @@ fn by_default_the_page_plays_the_strongest_player() {
     assert_eq!(status, 200, "{v}");
     assert_eq!(v["best"], "b2", "{v}");
 }
+
+#[test]
+fn an_error_quotes_a_huge_field_briefly_and_info_names_no_path() {
+    let s = start(&["--engine", "ab:depth=1", "--max-time", "1s"]);
+    let p = s.port;
+    // Fields as large as a body (256 KiB) or a query (a 64 KiB header buffer) allow.
+    let body = "W".repeat(250 * 1024);
+    let query = "W".repeat(60 * 1024);
+    let posts = [
+        (
+            "/api/play",
+            serde_json::json!({ "fen": body, "turn": "d3e3" }),
+        ),
+        (
+            "/api/play",
+            serde_json::json!({ "fen": DIMY, "turn": body }),
+        ),
+        (
+            "/api/play",
+            serde_json::json!({ "fen": DIMY, "turn": "a1b1", "rules": body }),
+        ),
+        (
+            "/api/replay",
+            serde_json::json!({ "variant": body, "turns": [] }),
+        ),
+        (
+            "/api/replay",
+            serde_json::json!({ "fen": DIMY, "turns": [body] }),
+        ),
+    ];
+    let mut answers = Vec::new();
+    for (path, v) in posts {
+        let text = v.to_string();
+        assert!(text.len() < 256 * 1024);
+        answers.push((path.to_string(), json(p, "POST", path, &text)));
+    }
+    for path in [
+        format!("/api/legal?fen={query}"),
+        format!("/api/legal?variant={query}"),
+        format!("/api/analyze?fen={}&engine={query}", q(DIMY)),
+        format!("/api/analyze?fen={}&engine=ab:depth={query}", q(DIMY)),
+        format!("/api/net?fen={query}&ckpt=none"),
+        format!("/api/nonsense{query}"),
+    ] {
+        answers.push((path[..20].to_string(), json(p, "GET", &path, "")));
+    }
+    for (path, (status, v)) in answers {
+        assert!((400..500).contains(&status), "{path}: {status} {v}");
+        let e = v["error"].as_str().unwrap_or_else(|| panic!("{path}: {v}"));
+        assert!(e.len() <= 300, "{path}: {} bytes: {}", e.len(), &e[..300]);
+    }
+    // Whether each release was found, and what it is; never where it lies.
+    let (status, v) = json(p, "GET", "/api/info", "");
+    assert_eq!(status, 200);
+    for board in ["tsivy", "dimy"] {
+        let r = &v["release"][board];
+        assert!(r["found"].is_boolean(), "{v}");
+        assert!(!r.to_string().contains('/'), "{board}: {r}");
+        if r["found"] == true {
+            assert!(r["provenance"].as_str().unwrap().starts_with("run "), "{r}");
+        }
+    }
+}

@@ -186,3 +186,34 @@ fn malformed_commands_get_an_error_line_and_the_engine_goes_on() {
     assert!(text.contains("bestmove (none)"), "{text}");
     assert!(text.ends_with("readyok\n"), "{text}");
 }
+
+#[test]
+fn a_multi_megabyte_line_gets_a_short_error() {
+    let mut child = Command::new(env!("CARGO_BIN_EXE_fanorona"))
+        .arg("uci")
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let huge = "W".repeat(5 << 20);
+    let input = format!(
+        "position fen {huge}\ngo depth 1\nposition startpos moves {huge}\n\
+         setoption name EvalFile value {huge}\nsetoption name {huge} value 1\n{huge}\nisready\n"
+    );
+    let mut stdin = child.stdin.take().unwrap();
+    // Written from another thread: the engine answers while it reads.
+    let writer = std::thread::spawn(move || stdin.write_all(input.as_bytes()).unwrap());
+    let out = child.wait_with_output().unwrap();
+    writer.join().unwrap();
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(out.status.success());
+    assert!(
+        text.matches("info string error:").count() >= 5,
+        "{}",
+        &text[..2000.min(text.len())]
+    );
+    for line in text.lines() {
+        assert!(line.len() <= 300, "{} bytes: {}", line.len(), &line[..300]);
+    }
+    assert!(text.ends_with("readyok\n"));
+}

@@ -7,7 +7,7 @@
 
 use fanorona_rules::game::{action_from_index, telo_action_from_index};
 use fanorona_rules::notation::{PointStyle, format_turn, parse_turn};
-use fanorona_rules::{AnyPosition, Game, Outcome, RuleOptions, TurnMode, Variant};
+use fanorona_rules::{AnyPosition, Game, Outcome, RuleOptions, TurnMode, Variant, quote};
 use serde_json::{Value, json};
 
 /// An API answer: the JSON, or the message of a bad request.
@@ -57,7 +57,8 @@ pub fn request_rules(q: &Value) -> Result<RuleOptions, String> {
 /// # Errors
 /// A FEN that cannot be read, named.
 pub fn position(fen: &str, rules: RuleOptions) -> Result<AnyPosition, String> {
-    AnyPosition::from_fen(fen.trim(), rules).map_err(|e| format!("fen `{}`: {e}", fen.trim()))
+    AnyPosition::from_fen(fen.trim(), rules)
+        .map_err(|e| format!("fen {}: {}", quote(fen.trim()), e.kind))
 }
 
 fn result_name(o: Option<Outcome>) -> &'static str {
@@ -173,7 +174,7 @@ pub fn play(v: &Value) -> ApiResult {
     let fen = field(v, "fen")?;
     let turn = field(v, "turn")?;
     let rules = request_rules(v)?;
-    let over = || format!("fen `{fen}`: the game is over");
+    let over = || format!("fen {}: the game is over", quote(fen));
     match position(fen, rules)? {
         AnyPosition::Fanorona(mut p) => {
             if p.outcome().is_some() {

@@ -26,6 +26,7 @@ use fanorona_rules::{
 pub mod api;
 pub mod protocol;
 
+pub use fanorona_rules::quote;
 pub use fanorona_search::Analysis;
 pub use fanorona_search::settings::parse_duration;
 use fanorona_search::{
@@ -40,10 +41,10 @@ use std::time::Duration;
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum EngineError {
     /// A board name that is not `tsivy`, `dimy` or `telo`.
-    #[error("board `{0}`: not tsivy, dimy or telo")]
+    #[error("board {}: not tsivy, dimy or telo", quote(.0))]
     Board(String),
     /// A FEN that cannot be read.
-    #[error("FEN `{fen}`: {reason}")]
+    #[error("FEN {}: {reason}", quote(.fen))]
     Fen {
         /// The FEN given.
         fen: String,
@@ -51,7 +52,7 @@ pub enum EngineError {
         reason: String,
     },
     /// A turn that is malformed or not legal.
-    #[error("turn `{turn}` in `{fen}`: {reason}")]
+    #[error("turn {} in {}: {reason}", quote(.turn), quote(.fen))]
     Turn {
         /// The turn given.
         turn: String,
@@ -152,7 +153,7 @@ impl Game {
             .map(Game::from_position)
             .map_err(|e| EngineError::Fen {
                 fen: fen.to_string(),
-                reason: e.to_string(),
+                reason: e.kind.to_string(),
             })
     }
 
@@ -243,12 +244,12 @@ impl Game {
         };
         match &mut self.state {
             State::Fanorona(h) => {
-                let t = parse_turn(h.position(), turn).map_err(|e| bad(e.to_string()))?;
+                let t = parse_turn(h.position(), turn).map_err(|e| bad(e.problem()))?;
                 h.play_unchecked(&t);
             }
             State::Telo(v) => {
                 let mut p = *v.last().expect("a game has a position");
-                let m = p.parse_move(turn).map_err(|e| bad(e.to_string()))?;
+                let m = p.parse_move(turn).map_err(|e| bad(e.problem()))?;
                 p.play(m).map_err(|_| bad("not legal here".into()))?;
                 v.push(p);
             }
@@ -427,8 +428,7 @@ impl Engine {
     /// are damaged.
     pub fn set_tables(&mut self, board: &str, dir: &std::path::Path) -> Result<(), EngineError> {
         let v = variant_of(board)?;
-        let t = Tablebase::open(dir, v)
-            .map_err(|e| EngineError::Tables(format!("{}: {e}", dir.display())))?;
+        let t = Tablebase::open(dir, v).map_err(|e| EngineError::Tables(e.to_string()))?;
         self.tables.retain(|(w, _)| *w != v);
         self.tables.push((v, Arc::new(t)));
         self.players.retain(|(w, _)| *w != v);
@@ -532,6 +532,77 @@ mod tests {
             .set_tables("dimy", std::path::Path::new("/no/such/dir"))
             .unwrap_err();
         assert_eq!(e.code(), 6);
+    }
+
+    /// An error that names a multi-megabyte input quotes at most about 100 characters of
+    /// it.
+    fn brief(what: &str, message: &str) {
+        assert!(
+            message.len() <= 300,
+            "{what}: {} bytes: {}",
+            message.len(),
+            &message[..300]
+        );
+    }
+
+    #[test]
+    fn errors_quote_a_huge_input_briefly() {
+        let huge = "W".repeat(5 << 20);
+        brief("board", &Game::new(&huge).unwrap_err().to_string());
+        brief("fen", &Game::from_fen(&huge).unwrap_err().to_string());
+        let e = Game::from_fen(&format!("9/9/9/9/BB1W5 w 0 0 {huge}")).unwrap_err();
+        brief("fen's tail", &e.to_string());
+        for board in ["tsivy", "telo"] {
+            let mut g = Game::new(board).unwrap();
+            brief("turn", &g.play(&huge).unwrap_err().to_string());
+            brief("step", &g.step(&huge).unwrap_err().to_string());
+        }
+        let mut eng = Engine::new();
+        let e = eng
+            .set_tables(&huge, std::path::Path::new("x"))
+            .unwrap_err();
+        brief("tables' board", &e.to_string());
+        let e = eng
+            .set_tables("dimy", std::path::Path::new(&"d/".repeat(1 << 20)))
+            .unwrap_err();
+        brief("tables' folder", &e.to_string());
+        // The JSON API's fields.
+        let start = Game::new("tsivy").unwrap().fen();
+        let requests = [
+            (
+                api::legal as fn(&serde_json::Value) -> api::ApiResult,
+                serde_json::json!({ "fen": huge }),
+            ),
+            (api::legal, serde_json::json!({ "variant": huge })),
+            (
+                api::legal,
+                serde_json::json!({ "fen": start, "rules": huge }),
+            ),
+            (
+                api::legal,
+                serde_json::json!({ "fen": start, "rules": format!("vela={huge}") }),
+            ),
+            (
+                api::play,
+                serde_json::json!({ "fen": huge, "turn": "d3e3" }),
+            ),
+            (api::play, serde_json::json!({ "fen": start, "turn": huge })),
+            (
+                api::replay,
+                serde_json::json!({ "variant": huge, "turns": [] }),
+            ),
+            (
+                api::replay,
+                serde_json::json!({ "fen": start, "turns": ["d3e3(-1)", huge] }),
+            ),
+            (
+                api::replay,
+                serde_json::json!({ "fen": huge, "actions": [1] }),
+            ),
+        ];
+        for (i, (f, q)) in requests.iter().enumerate() {
+            brief(&format!("request {i}"), &f(q).unwrap_err());
+        }
     }
 
     #[test]

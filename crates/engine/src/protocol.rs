@@ -33,7 +33,7 @@
 //! embedder run the same session ([`run`]).
 
 use fanorona_rules::notation::{format_engine_turn, parse_turn};
-use fanorona_rules::{Color, History, Position, RuleOptions, TurnMode, Variant};
+use fanorona_rules::{Color, History, Position, RuleOptions, TurnMode, Variant, quote};
 use fanorona_search::{AbConfig, AlphaBeta, LearnedEval, Limits, SearchResult};
 use fanorona_tb::Tablebase;
 use std::io::{BufRead, Write};
@@ -199,7 +199,7 @@ impl Session {
                 &self.out,
                 &format!("info string fen {}", self.game.position().fen()),
             ),
-            other => self.error(&format!("unknown command `{other}`")),
+            other => self.error(&format!("unknown command {}", quote(other))),
         }
         true
     }
@@ -218,22 +218,30 @@ impl Session {
                 .parse::<usize>()
                 .ok()
                 .filter(|n| (lo..=hi).contains(n))
-                .ok_or(format!("{name} must be {lo} to {hi}, not `{value}`"))
+                .ok_or(format!(
+                    "{} must be {lo} to {hi}, not {}",
+                    quote(name.trim()),
+                    quote(value)
+                ))
         };
         match name.trim().to_ascii_lowercase().as_str() {
             "variant" => {
-                let v: Variant = value
-                    .parse()
-                    .ok()
-                    .filter(|v| *v != Variant::Telo)
-                    .ok_or(format!("Variant must be tsivy or dimy, not `{value}`"))?;
+                let v: Variant =
+                    value
+                        .parse()
+                        .ok()
+                        .filter(|v| *v != Variant::Telo)
+                        .ok_or(format!(
+                            "Variant must be tsivy or dimy, not {}",
+                            quote(value)
+                        ))?;
                 self.variant = v;
                 self.game = History::new(Position::start(v, self.rules));
             }
             "hash" => self.hash_mb = number(1, 65536)?,
             "threads" => self.threads = number(1, 256)?,
             "evalfile" => self.eval = value.to_string(),
-            _ => return Err(format!("unknown option `{}`", name.trim())),
+            _ => return Err(format!("unknown option {}", quote(name.trim()))),
         }
         self.engine = None;
         Ok(())
@@ -256,7 +264,7 @@ impl Session {
         let mut game = History::new(start);
         for m in moves {
             if game.outcome().is_some() {
-                return Err(format!("move {m}: the game is over"));
+                return Err(format!("move {}: the game is over", quote(m)));
             }
             let turn = parse_turn(game.position(), m).map_err(|e| e.to_string())?;
             game.play_unchecked(&turn);
@@ -334,7 +342,7 @@ fn learned_eval(name: &str, variant: Variant) -> Result<Option<Arc<LearnedEval>>
             };
             LearnedEval::read(&path, variant)
                 .map(|e| Some(Arc::new(e)))
-                .map_err(|e| format!("EvalFile {}: {e}", path.display()))
+                .map_err(|e| format!("EvalFile {}: {e}", quote(&path.display().to_string())))
         }
     }
 }
@@ -365,7 +373,7 @@ fn go_limits(args: &[&str], side: Color) -> Result<Limits, String> {
         let value = args
             .get(i + 1)
             .and_then(|v| v.parse::<u64>().ok())
-            .ok_or(format!("go {key} needs a number"))?;
+            .ok_or_else(|| format!("go {} needs a number", quote(key)))?;
         match key {
             "depth" => limits.depth = Some(value.clamp(1, 100) as u32),
             "nodes" => limits.nodes = Some(value.max(1)),
@@ -375,7 +383,7 @@ fn go_limits(args: &[&str], side: Color) -> Result<Limits, String> {
             "winc" => inc[0] = value,
             "binc" => inc[1] = value,
             "movestogo" => movestogo = Some(value.max(1)),
-            other => return Err(format!("unknown go parameter `{other}`")),
+            other => return Err(format!("unknown go parameter {}", quote(other))),
         }
         i += 2;
     }
@@ -535,6 +543,32 @@ mod tests {
             last.starts_with("bestmove ") && last != "bestmove (none)",
             "{lines:?}"
         );
+    }
+
+    #[test]
+    fn a_multi_megabyte_line_is_answered_briefly() {
+        let huge = "W".repeat(5 << 20);
+        let input = [
+            format!("position fen {huge}"),
+            "go depth 1".into(),
+            format!("position startpos moves d3e3W {huge}"),
+            format!("setoption name {huge} value 1"),
+            format!("setoption name Variant value {huge}"),
+            format!("setoption name Hash value {huge}"),
+            format!("setoption name EvalFile value {huge}"),
+            "go depth 1".into(),
+            "setoption name EvalFile value none".into(),
+            format!("go depth {huge}"),
+            format!("go {huge} 3"),
+            huge.clone(),
+        ]
+        .join("\n");
+        let lines = session(&(input + "\n"));
+        let errors = lines.iter().filter(|l| l.contains("error")).count();
+        assert!(errors >= 10, "{errors} errors: {lines:?}");
+        for l in &lines {
+            assert!(l.len() <= 300, "{} bytes: {}", l.len(), &l[..300]);
+        }
     }
 
     #[test]

@@ -181,10 +181,10 @@ pub enum LearnedEvalError {
     )]
     Format(u32),
     /// A header line is missing or wrong.
-    #[error("bad header line `{0}`")]
+    #[error("bad header line: {0}")]
     Header(String),
     /// A weight that is not a finite number.
-    #[error("weight {index} is not a finite number: `{text}`")]
+    #[error("weight {index} is not a finite number: {}", fanorona_rules::quote(.text))]
     Weight {
         /// Which weight, from 0.
         index: usize,
@@ -659,14 +659,15 @@ impl LearnedEval {
             match line.split_once(' ') {
                 Some((k, v)) if k == name => Ok(v.trim().to_string()),
                 _ => Err(LearnedEvalError::Header(format!(
-                    "{line} (expected `{name} ...`)"
+                    "{} (expected `{name} ...`)",
+                    fanorona_rules::quote(line)
                 ))),
             }
         };
         let vname = field("variant")?;
-        let variant: Variant = vname
-            .parse()
-            .map_err(|_| LearnedEvalError::Header(format!("variant {vname}")))?;
+        let variant: Variant = vname.parse().map_err(|_| {
+            LearnedEvalError::Header(format!("variant {}", fanorona_rules::quote(&vname)))
+        })?;
         if variant == Variant::Telo {
             return Err(LearnedEvalError::Header(
                 "variant telo (no alpha-beta)".into(),
@@ -677,14 +678,20 @@ impl LearnedEval {
             .parse()
             .ok()
             .filter(|&h| (1..=1024).contains(&h))
-            .ok_or_else(|| LearnedEvalError::Header(format!("hidden {hname} (1 to 1024)")))?;
+            .ok_or_else(|| {
+                LearnedEvalError::Header(format!(
+                    "hidden {} (1 to 1024)",
+                    fanorona_rules::quote(&hname)
+                ))
+            })?;
         let hand_base = if format >= 2 {
             match field("base")?.as_str() {
                 "hand" => true,
                 "none" => false,
                 other => {
                     return Err(LearnedEvalError::Header(format!(
-                        "base {other} (hand or none)"
+                        "base {} (hand or none)",
+                        fanorona_rules::quote(other)
                     )));
                 }
             }

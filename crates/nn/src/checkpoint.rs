@@ -120,7 +120,7 @@ impl NetShape {
 #[derive(Debug, thiserror::Error)]
 pub enum CheckpointError {
     /// Reading or writing failed.
-    #[error("checkpoint `{path}`: {source}")]
+    #[error("checkpoint {}: {source}", shown(.path))]
     Io {
         /// The file or folder.
         path: PathBuf,
@@ -128,10 +128,10 @@ pub enum CheckpointError {
         source: std::io::Error,
     },
     /// Not a checkpoint folder, and not a run folder holding one.
-    #[error("`{0}` is not a checkpoint (no meta.json) and holds no checkpoint folders")]
+    #[error("{} is not a checkpoint (no meta.json) and holds no checkpoint folders", shown(.0))]
     NotFound(PathBuf),
     /// `meta.json` is damaged.
-    #[error("checkpoint `{path}`: damaged meta.json: {reason}")]
+    #[error("checkpoint {}: damaged meta.json: {}", shown(.path), fanorona_rules::cut(.reason))]
     Meta {
         /// The file.
         path: PathBuf,
@@ -139,7 +139,7 @@ pub enum CheckpointError {
         reason: String,
     },
     /// The checkpoint is of another variant or network size than wanted.
-    #[error("checkpoint `{path}` is a {found} network; expected {expected}")]
+    #[error("checkpoint {} is a {found} network; expected {expected}", shown(.path))]
     Mismatch {
         /// The folder.
         path: PathBuf,
@@ -149,7 +149,7 @@ pub enum CheckpointError {
         expected: String,
     },
     /// The weights could not be read (damaged or of another shape).
-    #[error("checkpoint `{path}`: cannot load the weights: {reason}")]
+    #[error("checkpoint {}: cannot load the weights: {}", shown(.path), fanorona_rules::cut(.reason))]
     Weights {
         /// The file.
         path: PathBuf,
@@ -159,6 +159,11 @@ pub enum CheckpointError {
     /// No release folder for the variant.
     #[error(transparent)]
     NoRelease(#[from] ReleaseError),
+}
+
+/// A path as an error names it: quoted, at most about 100 characters.
+fn shown(path: &Path) -> String {
+    fanorona_rules::quote(&path.display().to_string()).to_string()
 }
 
 fn io(path: &Path) -> impl FnOnce(std::io::Error) -> CheckpointError + '_ {

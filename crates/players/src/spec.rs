@@ -26,7 +26,7 @@ type Result<T> = std::result::Result<T, SpecError>;
 
 use crate::release;
 use fanorona_rules::telo::TeloPosition;
-use fanorona_rules::{AnyPosition, History, Position, RuleOptions, Variant};
+use fanorona_rules::{AnyPosition, History, Position, RuleOptions, Variant, quote};
 use fanorona_search::opening::{BOOK_MARGIN, BookPlayer, OpeningBook};
 use fanorona_search::settings::{self, AbSettings, Declared, Overrides, names};
 use fanorona_search::{
@@ -365,20 +365,24 @@ impl EngineSpec {
     /// As [`EngineSpec::parse`].
     pub fn parse_with_threads(spec: &str, threads: usize) -> Result<EngineSpec> {
         let (kind, opts) = spec.split_once(':').unwrap_or((spec, ""));
-        let named = |e: &dyn std::fmt::Display| input_err(format!("engine spec `{spec}`: {e}"));
+        let named = |e: &dyn std::fmt::Display| {
+            input_err(format!("engine spec {}: {e}", quote(spec).at_most(40)))
+        };
         let mut common = Common::default();
         let mut rest = Vec::new();
         for kv in opts.split(',').filter(|kv| !kv.is_empty()) {
             let (k, v) = kv
                 .split_once('=')
-                .ok_or_else(|| named(&format!("option `{kv}` is not key=value")))?;
+                .ok_or_else(|| named(&format!("option {} is not key=value", quote(kv))))?;
             match PLAYER_OPTIONS
                 .iter()
                 .find(|o| o.name == k && o.kinds.contains(&kind))
             {
                 Some(o) => (o.set)(&mut common, v).ok_or_else(|| {
                     named(&format!(
-                        "bad value `{v}` for `{k}` (expected {})",
+                        "bad value {} for {} (expected {})",
+                        quote(v),
+                        quote(k),
                         o.expected
                     ))
                 })?,
@@ -389,12 +393,14 @@ impl EngineSpec {
             "ab" => Self::ab(common, &rest, threads),
             "mcts" => Self::mcts(common, &rest),
             "random" => match rest.first() {
-                Some((k, _)) => Err(format!("unknown option `{k}`")),
+                Some((k, _)) => Err(format!("unknown option {}", quote(k))),
                 None => Ok(EngineSpec::Random { seed: common.seed }),
             },
             _ => {
                 return Err(input_err(format!(
-                    "unknown engine `{kind}` in spec `{spec}` (known: ab:depth=N|time=T|nodes=N, random[:seed=S], mcts[:ckpt=DIR],sims=N|time=T)"
+                    "unknown engine {} in spec {} (known: ab:depth=N|time=T|nodes=N, random[:seed=S], mcts[:ckpt=DIR],sims=N|time=T)",
+                    quote(kind),
+                    quote(spec).at_most(40)
                 )));
             }
         };
@@ -425,7 +431,7 @@ impl EngineSpec {
         for &(k, v) in rest {
             // The engine's settings: one table (`settings::AB_OPTIONS`).
             if !ab.set(k, v).map_err(|e| e.to_string())? {
-                return Err(format!("unknown option `{k}`"));
+                return Err(format!("unknown option {}", quote(k)));
             }
         }
         let (cfg, limits) = ab.finish(threads);
@@ -445,7 +451,7 @@ impl EngineSpec {
         for &(k, v) in rest {
             // The search's settings: one table for specs, configs and the server.
             if !search.read(k, v).map_err(|e| e.to_string())? {
-                return Err(format!("unknown option `{k}`"));
+                return Err(format!("unknown option {}", quote(k)));
             }
         }
         if search.named("gumbel") == Some("true") && common.time.is_some() {

@@ -17,7 +17,7 @@ use fanorona_rules::notation::{format_turn, parse_turn};
 use fanorona_rules::telo::TeloPosition;
 use fanorona_rules::{
     AnyPosition, Color, History, Outcome, PointStyle, Position, RuleOptions, TurnMode, Variant,
-    num_actions,
+    num_actions, quote,
 };
 use fanorona_search::{Player, analyse};
 use fanorona_sim::{BatchSim, Encode, frame_action, num_planes};
@@ -35,8 +35,12 @@ fn bad(msg: impl Into<String>) -> PyErr {
 
 /// A variant from its name.
 fn variant_of(name: &str) -> PyResult<Variant> {
-    name.parse()
-        .map_err(|_| bad(format!("variant `{name}`: expected tsivy, dimy or telo")))
+    name.parse().map_err(|_| {
+        bad(format!(
+            "variant {}: expected tsivy, dimy or telo",
+            quote(name)
+        ))
+    })
 }
 
 /// Rule options from a dict such as `{"vela": "black", "vela_form": "kely"}`.
@@ -46,9 +50,12 @@ fn rules_of(rules: Option<&Bound<'_, PyDict>>) -> PyResult<RuleOptions> {
         return Ok(r);
     };
     for (k, v) in d.iter() {
-        let key: String = k
-            .extract()
-            .map_err(|_| bad(format!("rules: the key {k} is not a string")))?;
+        let key: String = k.extract().map_err(|_| {
+            bad(format!(
+                "rules: the key {} is not a string",
+                quote(&k.to_string())
+            ))
+        })?;
         let value = if v.is_instance_of::<PyBool>() {
             if v.extract::<bool>()? {
                 "true"
@@ -76,12 +83,13 @@ fn position_of(
     match fen {
         None => Ok(AnyPosition::start(want.unwrap_or(Variant::Tsivy), rules)),
         Some(f) => {
-            let p = AnyPosition::from_fen(f, rules).map_err(|e| bad(format!("fen: {e}")))?;
+            let p = AnyPosition::from_fen(f, rules).map_err(|e| bad(e.to_string()))?;
             if let Some(w) = want
                 && w != p.variant()
             {
                 return Err(bad(format!(
-                    "variant `{w}` does not match the FEN `{f}`, a {} board",
+                    "variant {w} does not match the FEN {}, a {} board",
+                    quote(f),
                     p.variant()
                 )));
             }
@@ -191,18 +199,18 @@ impl PyGame {
     /// Plays a whole turn in notation (`"d2d3"`, `"e2e3-f3-g3"`...).
     fn play(&mut self, turn: &str) -> PyResult<()> {
         let fen = self.pos.fen();
-        let illegal = |e: String| bad(format!("turn `{turn}` in `{fen}`: {e}"));
+        let illegal = |e: String| bad(format!("turn {} in `{fen}`: {e}", quote(turn)));
         if self.fanorona_turn_start()?.is_some() {
             let AnyPosition::Fanorona(p) = &mut self.pos else {
                 unreachable!()
             };
-            let t = parse_turn(p, turn).map_err(|e| illegal(e.to_string()))?;
+            let t = parse_turn(p, turn).map_err(|e| illegal(e.problem()))?;
             p.play(&t).map_err(|e| illegal(e.to_string()))
         } else {
             let AnyPosition::Telo(p) = &mut self.pos else {
                 unreachable!()
             };
-            let m = p.parse_move(turn).map_err(|e| illegal(e.to_string()))?;
+            let m = p.parse_move(turn).map_err(|e| illegal(e.problem()))?;
             p.play(m).map_err(|e| illegal(e.to_string()))
         }
     }
@@ -518,7 +526,7 @@ impl Engine {
                 // Telo is solved exactly (or searched by a telo network's `mcts` spec).
                 return py
                     .detach(|| self.spec.analyse_telo(&t, &Nets::on(&Device::default())))
-                    .map_err(|e| bad(format!("engine `{}`: {e}", self.text)));
+                    .map_err(|e| bad(format!("engine {}: {e}", quote(&self.text))));
             }
         };
         let v = pos.variant();
@@ -534,7 +542,7 @@ impl Engine {
             };
             Ok(analyse(player.as_mut(), &History::new(pos)))
         })
-        .map_err(|e: String| bad(format!("engine `{}`: {e}", self.text)))
+        .map_err(|e: String| bad(format!("engine {}: {e}", quote(&self.text))))
     }
 }
 
@@ -588,8 +596,8 @@ impl Net {
     #[new]
     fn new(path: std::path::PathBuf) -> PyResult<Self> {
         let device = Device::default();
-        let (net, meta, dir) = checkpoint::load(&path, &device, None, None)
-            .map_err(|e| bad(format!("checkpoint `{}`: {e}", path.display())))?;
+        let (net, meta, dir) =
+            checkpoint::load(&path, &device, None, None).map_err(|e| bad(e.to_string()))?;
         let variant: Variant = meta.variant.parse().expect("checked when loading");
         Ok(Net {
             eval: Mutex::new(NetEvaluator::new(net, device, variant, false, 0)),

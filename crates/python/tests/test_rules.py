@@ -107,6 +107,26 @@ def test_bad_input_raises_value_error_naming_it():
         assert needle in str(e.value), (needle, str(e.value))
 
 
+def test_an_error_quotes_a_huge_input_briefly():
+    huge = "W" * (5 << 20)
+    cases = [
+        lambda: fanorona.Game(huge),
+        lambda: fanorona.Game(fen=huge),
+        lambda: fanorona.Game(rules={"vela": huge}),
+        lambda: fanorona.Game(rules={huge: 1}),
+        lambda: fanorona.Game().play(huge),
+        lambda: fanorona.perft(huge, 2),
+        lambda: fanorona.Engine(huge),
+        lambda: fanorona.Engine("ab:depth=" + huge),
+        lambda: fanorona.Engine("ab:depth=2").best(huge),
+        lambda: fanorona.Net(huge),
+    ]
+    for i, f in enumerate(cases):
+        with pytest.raises(ValueError) as e:
+            f()
+        assert 0 < len(str(e.value)) <= 300, (i, len(str(e.value)), str(e.value)[:300])
+
+
 def test_play_inside_a_chain_is_refused():
     # Find a capture chain by random steps: while it continues, turns()/play() refuse.
     rng = np.random.default_rng(0)

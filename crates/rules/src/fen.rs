@@ -77,8 +77,14 @@ pub struct FenError {
 
 impl fmt::Display for FenError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "invalid FEN `{}`: ", self.fen)?;
-        match &self.kind {
+        write!(f, "invalid FEN {}: {}", crate::quote(&self.fen), self.kind)
+    }
+}
+
+/// What is wrong, without the FEN (for a message that names it itself).
+impl fmt::Display for FenErrorKind {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
             FenErrorKind::Empty => f.write_str("empty text"),
             FenErrorKind::BadChar { ch, row } => write!(
                 f,
@@ -96,20 +102,24 @@ impl fmt::Display for FenError {
                 f,
                 "{width}x{height} is not a board size (tsivy 9x5, dimy 5x5, telo 3x3)"
             ),
-            FenErrorKind::Side(s) => write!(f, "side to move `{s}` is not `w` or `b`"),
+            FenErrorKind::Side(s) => {
+                write!(f, "side to move {} is not `w` or `b`", crate::quote(s))
+            }
             FenErrorKind::MissingSide => {
                 f.write_str("the side to move is missing: add ` w` or ` b` after the rows")
             }
             FenErrorKind::Quiet(s) => {
                 write!(
                     f,
-                    "quiet-turn count `{s}` (third field) is not a number from 0 to 65535"
+                    "quiet-turn count {} (third field) is not a number from 0 to 65535",
+                    crate::quote(s)
                 )
             }
             FenErrorKind::Turn(s) => {
                 write!(
                     f,
-                    "turn count `{s}` (fourth field) is not a number from 0 to 65535"
+                    "turn count {} (fourth field) is not a number from 0 to 65535",
+                    crate::quote(s)
                 )
             }
             FenErrorKind::TooManyFields(n) => {

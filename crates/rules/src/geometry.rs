@@ -101,8 +101,8 @@ impl fmt::Display for ParseVariantError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         write!(
             f,
-            "unknown variant `{}` (expected tsivy, dimy or telo)",
-            self.0
+            "unknown variant {} (expected tsivy, dimy or telo)",
+            crate::quote(&self.0)
         )
     }
 }

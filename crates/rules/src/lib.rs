@@ -39,6 +39,7 @@ pub mod notation;
 mod options;
 mod perft;
 mod position;
+mod quote;
 pub mod telo;
 mod turn;
 mod zobrist;
@@ -58,5 +59,6 @@ pub use position::{
     Chain, IllegalTurn, Outcome, PlayoutBuffer, Position, PositionError, Restriction, StepFeatures,
     TurnMode, playout,
 };
+pub use quote::{Cut, QUOTE_CHARS, Quoted, cut, quote};
 pub use turn::{Action, Capture, MAX_CHAIN, Step, StepKind, Turn};
 pub use zobrist::{KEYS, Keys};

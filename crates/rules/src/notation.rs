@@ -79,31 +79,49 @@ impl NotationError {
     }
 }
 
+impl NotationError {
+    /// What is wrong, without the turn and the position (for a message that names them
+    /// itself).
+    pub fn problem(&self) -> String {
+        match self {
+            NotationError::Malformed { reason, .. } => format!("malformed: {reason}"),
+            NotationError::Illegal { reason, .. } => format!("illegal: {reason}"),
+            NotationError::Ambiguous { candidates, .. } => {
+                format!("ambiguous: it could be {}", candidates.join(" or "))
+            }
+            NotationError::WrongCount { expected, .. } => {
+                format!("wrong capture count: the turn is {expected}")
+            }
+        }
+    }
+}
+
 impl fmt::Display for NotationError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let turn = crate::quote(self.turn());
         match self {
-            NotationError::Malformed { turn, reason } => {
-                write!(f, "malformed turn `{turn}`: {reason}")
+            NotationError::Malformed { reason, .. } => {
+                write!(f, "malformed turn {turn}: {reason}")
             }
-            NotationError::Illegal { turn, fen, reason } => {
-                write!(f, "illegal turn `{turn}` in position `{fen}`: {reason}")
+            NotationError::Illegal { fen, reason, .. } => {
+                write!(
+                    f,
+                    "illegal turn {turn} in position {}: {reason}",
+                    crate::quote(fen)
+                )
             }
             NotationError::Ambiguous {
-                turn,
-                fen,
-                candidates,
+                fen, candidates, ..
             } => write!(
                 f,
-                "ambiguous turn `{turn}` in position `{fen}`: it could be {}",
+                "ambiguous turn {turn} in position {}: it could be {}",
+                crate::quote(fen),
                 candidates.join(" or ")
             ),
-            NotationError::WrongCount {
-                turn,
-                fen,
-                expected,
-            } => write!(
+            NotationError::WrongCount { fen, expected, .. } => write!(
                 f,
-                "wrong capture count in turn `{turn}` in position `{fen}`: the turn is {expected}"
+                "wrong capture count in turn {turn} in position {}: the turn is {expected}",
+                crate::quote(fen)
             ),
         }
     }

@@ -103,11 +103,16 @@ impl fmt::Display for RuleOptionError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
             RuleOptionError::Syntax(s) => {
-                write!(f, "rule option `{s}` is not of the form key=value")
+                write!(
+                    f,
+                    "rule option {} is not of the form key=value",
+                    crate::quote(s)
+                )
             }
             RuleOptionError::UnknownKey(k) => write!(
                 f,
-                "unknown rule option `{k}` (known: {})",
+                "unknown rule option {} (known: {})",
+                crate::quote(k),
                 RuleOptions::KEYS.join(", ")
             ),
             RuleOptionError::BadValue {
@@ -117,7 +122,9 @@ impl fmt::Display for RuleOptionError {
             } => {
                 write!(
                     f,
-                    "bad value `{value}` for rule option `{key}`: expected {expected}"
+                    "bad value {} for rule option {}: expected {expected}",
+                    crate::quote(value),
+                    crate::quote(key)
                 )
             }
         }

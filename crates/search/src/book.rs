@@ -16,7 +16,7 @@ use std::path::Path;
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
 pub enum BookError {
     /// A line that is not a usable position.
-    #[error("{source_name}:{line}: `{text}`: {reason}")]
+    #[error("{}:{line}: {}: {reason}", fanorona_rules::cut(.source_name), fanorona_rules::quote(.text))]
     Line {
         /// The book's name (its path).
         source_name: String,
@@ -106,7 +106,7 @@ pub fn parse_book(name: &str, text: &str, rules: RuleOptions) -> Result<Vec<Posi
             text: line.to_string(),
             reason,
         };
-        let pos = Position::from_fen(line, rules).map_err(|e| err(e.to_string()))?;
+        let pos = Position::from_fen(line, rules).map_err(|e| err(e.kind.to_string()))?;
         if pos.outcome().is_some() {
             return Err(err("the game is already over here".into()));
         }

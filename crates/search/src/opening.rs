@@ -73,21 +73,26 @@ impl OpeningBook {
             let mut fields = line.split('\t');
             let key = fields.next().unwrap_or("").trim();
             let pos = Position::from_fen(&format!("{key} 0 1"), RuleOptions::default())
-                .map_err(|e| err(format!("`{key}`: {e}")))?;
+                .map_err(|e| err(format!("{}: {}", fanorona_rules::quote(key), e.kind)))?;
             let mut turns = Vec::new();
             for f in fields {
-                let (turn, score) = f
-                    .trim()
-                    .rsplit_once(' ')
-                    .ok_or_else(|| err(format!("`{f}`: a turn and its score")))?;
-                let score: i32 = score
-                    .parse()
-                    .map_err(|_| err(format!("`{f}`: the score is not a number")))?;
+                let (turn, score) = f.trim().rsplit_once(' ').ok_or_else(|| {
+                    err(format!(
+                        "{}: a turn and its score",
+                        fanorona_rules::quote(f)
+                    ))
+                })?;
+                let score: i32 = score.parse().map_err(|_| {
+                    err(format!(
+                        "{}: the score is not a number",
+                        fanorona_rules::quote(f)
+                    ))
+                })?;
                 parse_turn(&pos, turn).map_err(|e| err(e.to_string()))?;
                 turns.push((turn.to_string(), score));
             }
             if turns.is_empty() {
-                return Err(err(format!("`{key}` has no turns")));
+                return Err(err(format!("{} has no turns", fanorona_rules::quote(key))));
             }
             turns.sort_by_key(|t| std::cmp::Reverse(t.1));
             book.entries.insert(pos.board_fen(), turns);

@@ -94,7 +94,7 @@ impl Player for AbPlayer {
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
 pub enum GameError {
     /// The player returned no turn in a position that has legal turns.
-    #[error("player `{player}` returned no turn in `{fen}`, which has legal turns")]
+    #[error("player {} returned no turn in {}, which has legal turns", fanorona_rules::quote(.player), fanorona_rules::quote(.fen))]
     NoTurn {
         /// The player's name.
         player: String,
@@ -102,7 +102,7 @@ pub enum GameError {
         fen: String,
     },
     /// The player returned a turn that is not legal.
-    #[error("player `{player}` returned an illegal turn ({turn}) in `{fen}`")]
+    #[error("player {} returned an illegal turn ({}) in {}", fanorona_rules::quote(.player), fanorona_rules::quote(.turn), fanorona_rules::quote(.fen))]
     IllegalTurn {
         /// The player's name.
         player: String,

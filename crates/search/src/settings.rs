@@ -39,7 +39,7 @@ pub const SIMS_GUARD_DEPTH: u32 = 8;
 
 /// A setting that cannot be used: its name (as the user wrote it) and what is wrong.
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
-#[error("{key} {problem}")]
+#[error("{} {problem}", fanorona_rules::quote(.key))]
 pub struct SettingsError {
     /// The setting, as the spec or the config spelt it.
     pub key: String,
@@ -282,7 +282,11 @@ impl SearchSettings {
         } else {
             Err(SettingsError::new(
                 key,
-                format!("must be {} (not `{value}`)", o.expected),
+                format!(
+                    "must be {} (not {})",
+                    o.expected,
+                    fanorona_rules::quote(value)
+                ),
             ))
         }
     }
@@ -493,7 +497,14 @@ impl AbSettings {
             return Ok(false);
         };
         (o.set)(self, value).map(|()| true).ok_or_else(|| {
-            SettingsError::new(key, format!("must be {} (not `{value}`)", o.expected))
+            SettingsError::new(
+                key,
+                format!(
+                    "must be {} (not {})",
+                    o.expected,
+                    fanorona_rules::quote(value)
+                ),
+            )
         })
     }
 
@@ -722,7 +733,7 @@ mod tests {
             let e = s.set(key, value).unwrap_err();
             assert_eq!(e.key, key, "{e}");
             let want = SearchOption::find(key).unwrap().expected;
-            assert!(e.to_string().starts_with(key), "{e}");
+            assert!(e.to_string().starts_with(&format!("`{key}`")), "{e}");
             assert!(e.to_string().contains(want), "{e}");
         }
         assert_eq!(s, SearchSettings::player(Variant::Tsivy, false));
@@ -811,7 +822,7 @@ mod tests {
         assert_eq!(ab.set("depth", "8"), Ok(true));
         assert_eq!(ab.set("sims", "8"), Ok(false));
         let e = ab.set("depth", "0").unwrap_err().to_string();
-        assert!(e.contains("depth must be 1 to 100 (not `0`)"), "{e}");
+        assert!(e.contains("`depth` must be 1 to 100 (not `0`)"), "{e}");
         assert!(ab.set("threads", "0").is_err());
         assert!(ab.set("hash", "70000").is_err());
         assert!(ab.set("time", "fast").is_err());

@@ -49,7 +49,7 @@ pub const MAX_QUIET_LIMIT: u16 = 127;
 #[derive(Debug, thiserror::Error)]
 pub enum TbError {
     /// Reading or writing a file.
-    #[error("{path}: {source}")]
+    #[error("{}: {source}", fanorona_rules::cut(&.path.display().to_string()))]
     Io {
         /// The file.
         path: PathBuf,
@@ -57,7 +57,7 @@ pub enum TbError {
         source: std::io::Error,
     },
     /// A damaged or foreign file.
-    #[error("{path}: {reason}")]
+    #[error("{}: {}", fanorona_rules::cut(&.path.display().to_string()), fanorona_rules::cut(.reason))]
     Bad {
         /// The file.
         path: PathBuf,
@@ -308,9 +308,8 @@ impl Tablebase {
             }
         }
         tb.ok_or_else(|| TbError::Unsupported(format!(
-            "no {variant} tables in {} (make them with `fanorona tb build --variant {variant} --pieces N --out {}`)",
-            dir.display(),
-            dir.display()
+            "no {variant} tables in {} (make them there with `fanorona tb build --variant {variant} --pieces N --out DIR`)",
+            fanorona_rules::quote(&dir.display().to_string())
         )))
     }
 

@@ -138,7 +138,8 @@ fn budget(kind: &str, amount: f64) -> Result<Budget, JsError> {
         "nodes" => Ok(Budget::Nodes(n)),
         "millis" => Ok(Budget::Millis(n)),
         k => Err(JsError::new(&format!(
-            "budget kind `{k}`: depth, nodes or millis"
+            "budget kind {}: depth, nodes or millis",
+            fanorona_engine::quote(k)
         ))),
     }
 }
@@ -281,7 +282,7 @@ impl Api {
                 "the network's view needs `fanorona serve`: the offline page has the engine alone"
                     .into(),
             ),
-            p => Err(format!("no such API call `{p}`")),
+            p => Err(format!("no such API call {}", fanorona_engine::quote(p))),
         }
     }
 }
@@ -300,5 +301,28 @@ mod tests {
         let e = spec_millis("ab:speed=3").unwrap_err();
         assert!(e.contains("speed"), "{e}");
         assert!(spec_millis("ab:time=soon").is_err());
+    }
+
+    #[test]
+    fn an_error_quotes_a_huge_request_briefly() {
+        let huge = "W".repeat(5 << 20);
+        let mut api = Api::new();
+        let fen = serde_json::json!({ "fen": huge }).to_string();
+        let engine = serde_json::json!({
+            "fen": "9/9/9/9/BB1W5 w", "engine": format!("ab:time={huge}")
+        })
+        .to_string();
+        let spec = serde_json::json!({ "fen": "9/9/9/9/BB1W5 w", "engine": huge }).to_string();
+        for (path, request) in [
+            (huge.as_str(), "{}"),
+            ("/api/legal", huge.as_str()),
+            ("/api/legal", fen.as_str()),
+            ("/api/analyze", fen.as_str()),
+            ("/api/analyze", engine.as_str()),
+            ("/api/analyze", spec.as_str()),
+        ] {
+            let e = api.answer(path, request).unwrap_err();
+            assert!(e.len() <= 300, "{} bytes: {}", e.len(), &e[..300]);
+        }
     }
 }

@@ -100,7 +100,7 @@ pub enum ConfigError {
         message: String,
     },
     /// An override that is not `key=value`, or names no key.
-    #[error("--set `{0}`: {1}")]
+    #[error("--set {}: {}", fanorona_rules::quote(.0), .1)]
     Override(String, String),
     /// A value out of range.
     #[error("config: {0}")]
@@ -180,7 +180,7 @@ impl TrainConfig {
     pub fn parse(name: &str, text: &str, overrides: &[String]) -> Result<TrainConfig, ConfigError> {
         let mut table: toml::Table = toml::from_str(text).map_err(|e| ConfigError::Parse {
             path: name.to_string(),
-            message: e.to_string(),
+            message: toml_message(text, &e),
         })?;
         for o in overrides {
             apply_override(&mut table, o)?;
@@ -191,7 +191,7 @@ impl TrainConfig {
                 .try_into()
                 .map_err(|e: toml::de::Error| ConfigError::Parse {
                     path: name.to_string(),
-                    message: e.to_string(),
+                    message: fanorona_rules::cut(e.message()).to_string(),
                 })?;
         cfg.validate()?;
         Ok(cfg)
@@ -205,8 +205,8 @@ impl TrainConfig {
         let bad = |m: &str| Err(ConfigError::Invalid(m.to_string()));
         if self.variant.parse::<Variant>().is_err() {
             return bad(&format!(
-                "variant `{}` is not tsivy, dimy or telo",
-                self.variant
+                "variant {} is not tsivy, dimy or telo",
+                fanorona_rules::quote(&self.variant)
             ));
         }
         let mut rules = RuleOptions::default();
@@ -297,8 +297,8 @@ impl TrainConfig {
         if tr.enabled() {
             if tr.method != "treestrap" && tr.method != "descent" {
                 return bad(&format!(
-                    "tree.method `{}` is not treestrap or descent (or empty: no tree learning)",
-                    tr.method
+                    "tree.method {} is not treestrap or descent (or empty: no tree learning)",
+                    fanorona_rules::quote(&tr.method)
                 ));
             }
             if tr.method == "descent" && tr.iterations == 0 {
@@ -443,6 +443,21 @@ impl TrainConfig {
     }
 }
 
+/// A TOML error in `text` as a short message: where (line and column) and what, the
+/// input not repeated past a few words (the parser's own message shows the whole line).
+fn toml_message(text: &str, e: &toml::de::Error) -> String {
+    let what = fanorona_rules::cut(e.message());
+    match e.span() {
+        Some(span) => {
+            let before = &text.as_bytes()[..span.start.min(text.len())];
+            let line = before.iter().filter(|&&b| b == b'\n').count() + 1;
+            let column = before.iter().rev().take_while(|&&b| b != b'\n').count() + 1;
+            format!("line {line}, column {column}: {what}")
+        }
+        None => what.to_string(),
+    }
+}
+
 fn apply_override(table: &mut toml::Table, o: &str) -> Result<(), ConfigError> {
     let (key, value) = o
         .split_once('=')
@@ -461,9 +476,12 @@ fn apply_override(table: &mut toml::Table, o: &str) -> Result<(), ConfigError> {
         let entry = t
             .entry(p.to_string())
             .or_insert_with(|| toml::Value::Table(toml::Table::new()));
-        t = entry
-            .as_table_mut()
-            .ok_or_else(|| ConfigError::Override(o.into(), format!("`{p}` is not a section")))?;
+        t = entry.as_table_mut().ok_or_else(|| {
+            ConfigError::Override(
+                o.into(),
+                format!("{} is not a section", fanorona_rules::quote(p)),
+            )
+        })?;
     }
     t.insert(parts[parts.len() - 1].to_string(), v);
     Ok(())

@@ -280,7 +280,8 @@ mod search_keys {
                     let value: toml::Value = a.next_value()?;
                     if SearchOption::find(&key).is_none() {
                         return Err(A::Error::custom(format!(
-                            "unknown key `selfplay.{key}` (the section's own keys are in configs/tsivy.toml; its search settings: {})",
+                            "unknown key {} (the section's own keys are in configs/tsivy.toml; its search settings: {})",
+                            fanorona_rules::quote(&format!("selfplay.{key}")),
                             option_names()
                         )));
                     }
@@ -289,7 +290,13 @@ mod search_keys {
                         other => other.to_string(),
                     };
                     s.set(&key, &text)
-                        .map_err(|e| A::Error::custom(format!("selfplay.{e}")))?;
+                        .map_err(|e| {
+                            A::Error::custom(format!(
+                                "{} {}",
+                                fanorona_rules::quote(&format!("selfplay.{}", e.key)),
+                                e.problem
+                            ))
+                        })?;
                 }
                 Ok(s)
             }
