@@ -1042,7 +1042,7 @@ fn tree_learning_is_killed_and_resumes_losing_and_repeating_no_label() {
     let config = root.join("tree.toml");
     std::fs::write(
         &config,
-        "variant = \"dimy\"\n[tree]\nmethod = \"treestrap\"\nhidden = 8\ndepth = 2\nlabel_depth = 1\ngames = 6\nthreads = 1\ndeep_gap = 1\ndeep_positions = 2\nhalf_life = 2000\n[train]\nbatch_size = 32\nreplay_window = 3000\nmin_replay = 32\n[run]\narena_every = 0\n",
+        "variant = \"dimy\"\n[tree]\nmethod = \"treestrap\"\nhidden = 8\ndepth = 2\nlabel_depth = 1\ngames = 6\nthreads = 1\ndeep_gap = 1\ndeep_positions = 2\n[train]\nbatch_size = 32\nreplay_window = 3000\nmin_replay = 32\n[run]\narena_every = 0\n",
     )
     .unwrap();
     let args = |run: &str, gens: u64| -> Vec<String> {

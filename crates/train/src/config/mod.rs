@@ -107,17 +107,35 @@ pub enum ConfigError {
     Invalid(String),
 }
 
-/// Keys deleted on 2026-12-02 as measured no help (docs/RESULTS.md; commit ba10c4c has
-/// them), with the value that meant "off" (`None`: any value did nothing by itself).
-/// Resolved configs of older runs hold them at that value.
-const DELETED: &[(&str, &str, Option<&str>)] = &[
-    ("selfplay", "pipeline", Some("false")),
-    ("selfplay", "free_chain_steps", Some("false")),
-    ("selfplay", "pass_forced", Some("false")),
-    ("bootstrap", "soft_temperature", Some("0")),
-    ("bootstrap", "sibling_values", Some("0")),
-    ("train", "teacher_share", Some("0")),
-    ("train", "teacher_window", None),
+/// What a deleted key's value meant when it was off.
+#[derive(Clone, Copy)]
+enum Off {
+    /// This value.
+    At(&'static str),
+    /// Any value did nothing by itself.
+    Any,
+    /// Off was leaving the key out: any value is an error.
+    Unset,
+}
+
+/// Why the keys went, and the commit that still has them.
+const MEASURED: &str =
+    "deleted on 2026-12-02, measured as no help (docs/RESULTS.md); commit ba10c4c still has it";
+const UNMEASURED: &str =
+    "deleted on 2026-12-07, never measured by a run (issue 98); commit 32c5351 still has it";
+
+/// Keys deleted, with the value that meant "off" and why they went. Resolved configs of
+/// older runs hold them off.
+const DELETED: &[(&str, &str, Off, &str)] = &[
+    ("selfplay", "pipeline", Off::At("false"), MEASURED),
+    ("selfplay", "free_chain_steps", Off::At("false"), MEASURED),
+    ("selfplay", "pass_forced", Off::At("false"), MEASURED),
+    ("bootstrap", "soft_temperature", Off::At("0"), MEASURED),
+    ("bootstrap", "sibling_values", Off::At("0"), MEASURED),
+    ("train", "teacher_share", Off::At("0"), MEASURED),
+    ("train", "teacher_window", Off::Any, MEASURED),
+    ("tree", "half_life", Off::At("0"), UNMEASURED),
+    ("tree", "teacher_share", Off::Unset, UNMEASURED),
 ];
 
 /// Removes the [`DELETED`] keys that are off; one that is on is an error naming it.
@@ -128,16 +146,20 @@ fn drop_deleted(table: &mut toml::Table) -> Result<(), ConfigError> {
         (toml::Value::Boolean(x), _) => x.to_string() == b,
         _ => false,
     };
-    for &(section, key, off) in DELETED {
+    for &(section, key, off, why) in DELETED {
         let Some(t) = table.get_mut(section).and_then(toml::Value::as_table_mut) else {
             continue;
         };
         let Some(v) = t.remove(key) else { continue };
-        if let Some(off) = off
-            && !same(&v, off)
-        {
+        let on = match off {
+            Off::At(off) => !same(&v, off),
+            Off::Any => false,
+            Off::Unset => true,
+        };
+        if on {
             return Err(ConfigError::Invalid(format!(
-                "{section}.{key} = {v}: deleted on 2026-12-02, measured as no help (docs/RESULTS.md); commit ba10c4c still has it"
+                "{section}.{key} = {}: {why}",
+                fanorona_rules::cut(&v.to_string())
             )));
         }
     }
@@ -340,11 +362,6 @@ impl TrainConfig {
                 && (self.run.curve_net_games < 2 || self.run.curve_sims == 0)
             {
                 return bad("run.curve_net_games must be at least 2 and run.curve_sims at least 1");
-            }
-            if tr.teacher_share.is_some_and(|x| !(0.0..=1.0).contains(&x)) {
-                return bad(
-                    "tree.teacher_share must be 0 to 1 (or unset: as the window holds them)",
-                );
             }
             if !(1..=1024).contains(&tr.hidden) || tr.games == 0 || tr.opening_turns > 100 {
                 return bad(
@@ -552,6 +569,12 @@ mod tests {
             let e = ok(&[bad]).unwrap_err().to_string();
             let key = bad.split('=').next().unwrap();
             assert!(e.contains(key) && e.contains("ba10c4c"), "{e}");
+        }
+        assert!(ok(&["tree.half_life=0"]).is_ok());
+        for bad in ["tree.half_life=2000", "tree.teacher_share=0.5"] {
+            let e = ok(&[bad]).unwrap_err().to_string();
+            let key = bad.split('=').next().unwrap();
+            assert!(e.contains(key) && e.contains("32c5351"), "{e}");
         }
         assert!(ok(&["selfplay.minimax=0.3"]).is_ok());
         // The names before 2026-12-02 still read (resolved configs of older runs).

@@ -66,14 +66,6 @@ pub struct TreeConfig {
     /// Anchors the evaluation to what its games ended in, against its searches' values
     /// drifting on their own. 0: off.
     pub outcome_positions: usize,
-    /// The label window's weighting by age: a label's chance to be drawn halves for
-    /// every this many newer labels in the window (`train.replay_window` bounds the
-    /// window itself). 0: every label alike.
-    pub half_life: usize,
-    /// The share of each batch drawn from the deeper teacher's labels (0 to 1); unset:
-    /// as many as the window holds of them.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub teacher_share: Option<f64>,
 }
 
 impl Default for TreeConfig {
@@ -93,8 +85,6 @@ impl Default for TreeConfig {
             deep_gap: 0,
             deep_positions: 0,
             outcome_positions: 0,
-            half_life: 0,
-            teacher_share: None,
         }
     }
 }
@@ -289,14 +279,13 @@ mod search_keys {
                         toml::Value::String(x) => x,
                         other => other.to_string(),
                     };
-                    s.set(&key, &text)
-                        .map_err(|e| {
-                            A::Error::custom(format!(
-                                "{} {}",
-                                fanorona_rules::quote(&format!("selfplay.{}", e.key)),
-                                e.problem
-                            ))
-                        })?;
+                    s.set(&key, &text).map_err(|e| {
+                        A::Error::custom(format!(
+                            "{} {}",
+                            fanorona_rules::quote(&format!("selfplay.{}", e.key)),
+                            e.problem
+                        ))
+                    })?;
                 }
                 Ok(s)
             }

@@ -214,9 +214,7 @@ impl Model for EvalLearner {
             ((new_samples as f64 * cfg.train.train_ratio as f64) / n as f64).ceil() as usize;
         let mut rng = SmallRng::seed_from_u64(seed ^ 0x5EED);
         let weights = EvalWeights::default();
-        let sampler = self
-            .window
-            .sampler(cfg.tree.half_life, cfg.tree.teacher_share);
+        let sampler = self.window.sampler();
         let mut losses = Vec::with_capacity(steps);
         let mut batch = Vec::with_capacity(n);
         for _ in 0..steps {

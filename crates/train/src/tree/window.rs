@@ -11,9 +11,7 @@
 //!
 //! In memory the window keeps the files' bytes (25 a label) and decodes a label when a
 //! batch draws it, so tens of millions of labels fit in a few hundred megabytes. A batch
-//! draws its labels by age (`tree.half_life`: a label's weight halves for every that many
-//! newer labels; 0: all alike) and by source (`tree.teacher_share` of each batch from the
-//! teacher's labels; unset: as the window holds them).
+//! draws every label the window holds alike.
 
 use fanorona_rules::checksum::fnv1a;
 use fanorona_rules::durable;
@@ -104,8 +102,8 @@ pub struct LabelWindow {
 #[derive(Debug)]
 pub struct Sampler<'a> {
     window: &'a LabelWindow,
-    /// Cumulative weights of the segments, per source drawn from.
-    pools: Vec<(f64, Vec<(f64, usize)>)>,
+    /// The segments' cumulative label counts, oldest first, with each one's index.
+    cum: Vec<(usize, usize)>,
 }
 
 impl LabelWindow {
@@ -263,49 +261,19 @@ impl LabelWindow {
         }
     }
 
-    /// A sampler of the window as it stands: weights by age (`half_life` labels; 0: all
-    /// alike) and the teacher's share of the draws (`None`: as held).
-    pub fn sampler(&self, half_life: usize, teacher_share: Option<f64>) -> Sampler<'_> {
-        let weights = |keep: &dyn Fn(LabelSource) -> bool| {
-            let mut newer = 0usize;
-            let mut w: Vec<(f64, usize)> = Vec::new();
-            // Newest first, for the age; cumulated oldest first.
-            for (i, s) in self.segments.iter().enumerate().rev() {
-                let n = s.entry.labels as usize;
-                if keep(s.entry.source) {
-                    let age = if half_life == 0 {
-                        1.0
-                    } else {
-                        0.5f64.powf((newer as f64 + n as f64 / 2.0) / half_life as f64)
-                    };
-                    w.push((n as f64 * age, i));
-                }
-                newer += n;
-            }
-            w.reverse();
-            let mut sum = 0.0;
-            for x in &mut w {
-                sum += x.0;
-                x.0 = sum;
-            }
-            w
-        };
-        let pools = match teacher_share {
-            None => vec![(1.0, weights(&|_| true))],
-            Some(share) => {
-                let teacher = weights(&|s| s == LabelSource::Teacher);
-                let play = weights(&|s| s == LabelSource::Play);
-                match (teacher.is_empty(), play.is_empty()) {
-                    (false, false) => vec![(share, teacher), (1.0 - share, play)],
-                    (true, _) => vec![(1.0, play)],
-                    (false, true) => vec![(1.0, teacher)],
-                }
-            }
-        };
-        Sampler {
-            window: self,
-            pools,
-        }
+    /// A sampler of the window as it stands: every label alike.
+    pub fn sampler(&self) -> Sampler<'_> {
+        let mut sum = 0usize;
+        let cum = self
+            .segments
+            .iter()
+            .enumerate()
+            .map(|(i, s)| {
+                sum += s.entry.labels as usize;
+                (sum, i)
+            })
+            .collect();
+        Sampler { window: self, cum }
     }
 }
 
@@ -315,22 +283,13 @@ impl Sampler<'_> {
     /// # Panics
     /// The window is empty.
     pub fn draw(&self, rng: &mut impl rand::Rng) -> NodeLabel {
-        let mut r = rng.random::<f64>();
-        let pool = self
-            .pools
-            .iter()
-            .find(|(share, _)| {
-                let hit = r < *share;
-                r -= share;
-                hit
-            })
-            .unwrap_or(self.pools.last().expect("a pool"));
-        let cum = &pool.1;
+        let cum = &self.cum;
         let total = cum.last().expect("a label in the window").0;
-        let x = rng.random::<f64>() * total;
-        let k = cum.partition_point(|(c, _)| *c <= x).min(cum.len() - 1);
-        let seg = &self.window.segments[cum[k].1];
-        let i = rng.random_range(0..seg.entry.labels as usize);
+        let x = rng.random_range(0..total);
+        let k = cum.partition_point(|(c, _)| *c <= x);
+        let (end, s) = cum[k];
+        let seg = &self.window.segments[s];
+        let i = x + seg.entry.labels as usize - end;
         decode_one(
             &seg.body[i * LABEL_BYTES..(i + 1) * LABEL_BYTES],
             self.window.variant,
@@ -492,9 +451,9 @@ mod tests {
             !run.join(DIR).join("00004-play.bin").exists(),
             "the interrupted generation's file goes"
         );
-        // Every label drawn is one of those held, by source as asked.
+        // Every label drawn is one of those held, each alike.
         let mut rng = rand::rngs::SmallRng::seed_from_u64(1);
-        let all = back.sampler(0, None);
+        let all = back.sampler();
         let scores: std::collections::BTreeSet<i32> =
             (0..2000).map(|_| all.draw(&mut rng).score).collect();
         assert_eq!(scores.len(), 20, "{scores:?}");
@@ -503,15 +462,6 @@ mod tests {
                 .iter()
                 .all(|&s| (200..210).contains(&s) || (300..310).contains(&s))
         );
-        let teacher = back.sampler(0, Some(1.0));
-        assert!((0..200).all(|_| matches!(teacher.draw(&mut rng).score % 100, 0 | 1)));
-        // By age: with a half-life of 3 labels, generation 3 draws far more than 2
-        // (94 %).
-        let recent = back.sampler(3, None);
-        let newer = (0..2000)
-            .filter(|_| recent.draw(&mut rng).score >= 300)
-            .count();
-        assert!(newer > 1750, "{newer}");
         // A flipped byte, a cut file and a missing one are errors that name the file.
         let p = run.join(DIR).join("00002-play.bin");
         let mut bytes = std::fs::read(&p).unwrap();
