@@ -369,10 +369,9 @@ pub fn play_pairings_with(
         Some(dir) => {
             std::fs::create_dir_all(dir).map_err(|e| ArenaError::Io(dir.clone(), e))?;
             let p = dir.join("games.jsonl");
-            Some(Mutex::new(
-                fanorona_rules::durable::Appender::open(&p, true)
-                    .map_err(|e| ArenaError::Io(p, e))?,
-            ))
+            let f = fanorona_rules::durable::Appender::open(&p, true)
+                .map_err(|e| ArenaError::Io(p.clone(), e))?;
+            Some((p, Mutex::new(f)))
         }
         None => None,
     };
@@ -387,9 +386,13 @@ pub fn play_pairings_with(
             return Ok(r.clone());
         }
         let rec = play_job(cfg, specs, make, j, seed)?;
-        if let Some(f) = &file {
+        if let Some((p, f)) = &file {
+            // A game that cannot be recorded stops the match (a resumed one plays it).
             let line = serde_json::to_string(&rec).expect("records serialise");
-            let _ = f.lock().expect("not poisoned").line(&line);
+            f.lock()
+                .expect("not poisoned")
+                .line(&line)
+                .map_err(|e| ArenaError::Io(p.clone(), e))?;
         }
         let n = if rec.vela.is_none() {
             finished.fetch_add(1, Ordering::Relaxed) + 1

@@ -39,8 +39,9 @@ enum Command {
     Analyze(analyze::AnalyzeArgs),
     /// Play against an engine in the terminal.
     Play(play::PlayArgs),
-    /// Training (the main job): the best known recipe, a warm start then self-play;
-    /// resumable: the same --run continues.
+    /// Training (the main job): learns tsivy from nothing, alpha-beta's self-play
+    /// teaching an evaluation and a network from the same games (configs/tsivy.toml,
+    /// built in; `--config` for another recipe); resumable: the same --run continues.
     Train(train_cmd::TrainArgs),
     /// A self-play worker: plays with the newest model from object storage and uploads
     /// its games there (see `learn`).
@@ -94,13 +95,18 @@ pub fn input_err(e: impl std::fmt::Display) -> anyhow::Error {
 /// so a write to a pipe whose reader has gone returns an error that `println!` turns
 /// into a panic. The signal comes only on a write to the closed pipe, so no write to a
 /// file (checkpoints, records) is cut short by it.
+///
+/// And lets a write past the file-size limit (`ulimit -f`) fail as a full disk does, with
+/// an error naming the file (which the program reports, keeping the last good file),
+/// instead of SIGXFSZ killing the program mid-run.
 #[cfg(unix)]
 fn default_sigpipe() {
-    // SAFETY: called first thing in `main`, before any thread starts; SIG_DFL is a valid
-    // disposition for SIGPIPE.
+    // SAFETY: called first thing in `main`, before any thread starts; SIG_DFL and SIG_IGN
+    // are valid dispositions for SIGPIPE and SIGXFSZ.
     #[allow(unsafe_code)]
     unsafe {
         libc::signal(libc::SIGPIPE, libc::SIG_DFL);
+        libc::signal(libc::SIGXFSZ, libc::SIG_IGN);
     }
 }
 

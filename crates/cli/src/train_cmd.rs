@@ -123,6 +123,11 @@ pub fn train(a: TrainArgs) -> Result<()> {
     println!("backend: {}", crate::backend::name());
     let mut bars = Bars::new(a.quiet);
     let summary = fanorona_train::train(&opts, &mut bars).map_err(|e| match e {
+        // A file that cannot be written (a full disk) is not the user's input.
+        fanorona_train::TrainError::Checkpoint(
+            fanorona_nn::checkpoint::CheckpointError::Io { .. }
+            | fanorona_nn::checkpoint::CheckpointError::Save { .. },
+        ) => anyhow::Error::new(e),
         fanorona_train::TrainError::ConfigChanged(..)
         | fanorona_train::TrainError::Checkpoint(_)
         | fanorona_train::TrainError::Book(_)

@@ -2390,3 +2390,200 @@ fn an_error_quotes_a_huge_input_briefly() {
     }
     std::fs::remove_dir_all(&dir).ok();
 }
+
+fn strs(v: &[String]) -> Vec<&str> {
+    v.iter().map(String::as_str).collect()
+}
+
+/// The binary run with its writes limited to `kib` KiB a file (`ulimit -f`): a write past
+/// it fails as on a full disk.
+#[cfg(unix)]
+fn fanorona_limited(kib: u32, args: &[&str]) -> Output {
+    Command::new("sh")
+        .arg("-c")
+        .arg(format!("ulimit -f {kib} && exec \"$0\" \"$@\""))
+        .arg(env!("CARGO_BIN_EXE_fanorona"))
+        .args(args)
+        .output()
+        .expect("sh runs")
+}
+
+/// A run, a match, an opening book and tables whose writes start failing stop with an
+/// error naming the file, keep what they had written whole, and go on with the same
+/// command to what a run never stopped makes.
+#[cfg(unix)]
+#[test]
+fn writes_that_fail_stop_naming_the_file_and_the_same_command_goes_on() {
+    let root = scratch("write-fails");
+    std::fs::create_dir_all(&root).unwrap();
+    let at = |p: &str| root.join(p).display().to_string();
+    let failed = |o: &Output, file: &str| {
+        assert_eq!(o.status.code(), Some(1), "{}", stderr(o));
+        let e = stderr(o);
+        assert!(e.contains(file) && e.contains("File too large"), "{e}");
+        assert!(!e.contains("panicked"), "{e}");
+    };
+
+    // The main job's recipe in small (an evaluation and a network learning from the same
+    // games), stopped by failing writes at several sizes: labels, checkpoints, the
+    // network's replay window, its model and its optimizer.
+    let config = at("tree.toml");
+    std::fs::write(
+        &config,
+        "variant = \"dimy\"\n[tree]\nmethod = \"treestrap\"\nhidden = 8\ndepth = 2\nlabel_depth = 1\ngames = 6\nthreads = 1\ndeep_gap = 1\ndeep_positions = 2\n[net]\nblocks = 1\nchannels = 8\npositions = 2\nwindow = 2000\n[train]\nbatch_size = 32\nreplay_window = 3000\nmin_replay = 32\n[run]\narena_every = 0\n",
+    )
+    .unwrap();
+    let (ck, ex) = (at("ck"), at("ex"));
+    let train = |run: &str, gens: u64| -> Vec<String> {
+        let mut a: Vec<String> = ["train", "--config", &config, "--run", run]
+            .map(String::from)
+            .to_vec();
+        a.extend(["--checkpoints", &ck, "--experiments", &ex, "--quiet"].map(String::from));
+        a.extend(["--set".to_string(), format!("run.generations={gens}")]);
+        a
+    };
+    let o = fanorona(&strs(&train("f", 2)));
+    assert!(o.status.success(), "{}", stderr(&o));
+    let mut stops = 0;
+    for kib in [4, 12, 20, 40, 300] {
+        let o = fanorona_limited(kib, &strs(&train("f", 8)));
+        if !o.status.success() {
+            failed(&o, &ck);
+            stops += 1;
+        }
+        // What is on disk reads: the next command resumes from it.
+    }
+    assert!(stops >= 4, "the limits stopped {stops} runs");
+    let o = fanorona(&strs(&train("f", 8)));
+    assert!(o.status.success(), "{}", stderr(&o));
+    let o = fanorona(&strs(&train("once", 8)));
+    assert!(o.status.success(), "{}", stderr(&o));
+    let read = |run: &str, file: &str| std::fs::read(root.join(format!("ck/{run}/00008/{file}")));
+    for file in ["eval.txt", "window.json"] {
+        assert_eq!(
+            read("f", file).unwrap(),
+            read("once", file).unwrap(),
+            "{file}"
+        );
+    }
+    let state = |run: &str| -> serde_json::Value {
+        serde_json::from_slice(&read(run, "state.json").unwrap()).unwrap()
+    };
+    for key in ["generation", "games", "samples", "steps"] {
+        assert_eq!(state("f")[key], state("once")[key], "{key}");
+    }
+    // The network's counters and replay window (its float sums are not bitwise
+    // repeatable across runs, so its weights are not compared).
+    for file in ["net/00008/state.json", "net/00008/replay.bin"] {
+        let f = std::fs::read(root.join("ck/f").join(file)).unwrap();
+        assert_eq!(
+            f,
+            std::fs::read(root.join("ck/once").join(file)).unwrap(),
+            "{file}"
+        );
+    }
+
+    // A match whose record stops growing: stopped, whole lines kept, then finished.
+    let arena = |out: &str| {
+        [
+            "arena",
+            "--players",
+            "random",
+            "ab:depth=1",
+            "--games",
+            "60",
+            "--variant",
+            "dimy",
+            "--out",
+            out,
+        ]
+        .map(String::from)
+        .to_vec()
+    };
+    let (out, once) = (at("ar"), at("ar-once"));
+    let o = fanorona_limited(4, &strs(&arena(&out)));
+    failed(&o, "games.jsonl");
+    let text = std::fs::read_to_string(root.join("ar/games.jsonl")).unwrap();
+    assert!(!text.is_empty() && text.ends_with('\n'));
+    for line in text.lines() {
+        serde_json::from_str::<serde_json::Value>(line).expect("a whole record");
+    }
+    for dir in [&out, &once] {
+        let o = fanorona(&strs(&arena(dir)));
+        assert!(o.status.success(), "{}", stderr(&o));
+    }
+    let results = |d: &str| std::fs::read_to_string(root.join(d).join("results.csv")).unwrap();
+    assert_eq!(results("ar"), results("ar-once"));
+
+    // An opening book being built, and tables.
+    let book = |file: &str| {
+        [
+            "book",
+            "--opening",
+            "--variant",
+            "dimy",
+            "--plies",
+            "4",
+            "--margin",
+            "100000",
+            "--depth",
+            "2",
+            "--eval",
+            "none",
+            "--out",
+            file,
+        ]
+        .map(String::from)
+        .to_vec()
+    };
+    let (b, b_once) = (at("book.txt"), at("book-once.txt"));
+    failed(&fanorona_limited(4, &strs(&book(&b))), "book.txt");
+    for file in [&b, &b_once] {
+        let o = fanorona(&strs(&book(file)));
+        assert!(o.status.success(), "{}", stderr(&o));
+    }
+    let positions = |f: &str| {
+        let mut v: Vec<String> = std::fs::read_to_string(f)
+            .unwrap()
+            .lines()
+            .filter(|l| !l.starts_with('#'))
+            .map(String::from)
+            .collect();
+        v.sort();
+        v
+    };
+    assert_eq!(positions(&b), positions(&b_once));
+    let tb = |dir: &str| {
+        [
+            "tb",
+            "build",
+            "--variant",
+            "dimy",
+            "--pieces",
+            "4",
+            "--out",
+            dir,
+        ]
+        .map(String::from)
+        .to_vec()
+    };
+    let (t, t_once) = (at("tb"), at("tb-once"));
+    failed(&fanorona_limited(64, &strs(&tb(&t))), ".fntb");
+    for dir in [&t, &t_once] {
+        let o = fanorona(&strs(&tb(dir)));
+        assert!(o.status.success(), "{}", stderr(&o));
+    }
+    let files = |d: &str| {
+        let mut v: Vec<(std::ffi::OsString, Vec<u8>)> = std::fs::read_dir(d)
+            .unwrap()
+            .map(|e| {
+                let e = e.unwrap();
+                (e.file_name(), std::fs::read(e.path()).unwrap())
+            })
+            .collect();
+        v.sort();
+        v
+    };
+    assert_eq!(files(&t), files(&t_once));
+    std::fs::remove_dir_all(&root).ok();
+}

@@ -749,3 +749,231 @@ fn throughput_of_one_and_two_workers() {
     }
     drop(server);
 }
+
+// Kills at random (issue 99): the main job's recipe in small, and a distributed tree
+// run (a learner and two workers over a folder store), each SIGKILLed at random moments
+// and restarted with the same command. `crates/cli/bench/chaos.sh` runs the long version
+// (20 kills over 10 minutes each); `cargo test` a short one.
+
+/// The chaos's length, kills and seed: `FANORONA_CHAOS_SECONDS` (default 12),
+/// `FANORONA_CHAOS_KILLS` (default 4), `FANORONA_CHAOS_SEED` (default: the clock).
+fn chaos_plan() -> (Vec<Duration>, u64) {
+    let var = |k: &str| std::env::var(k).ok().and_then(|v| v.parse::<u64>().ok());
+    let secs = var("FANORONA_CHAOS_SECONDS").unwrap_or(12);
+    let kills = var("FANORONA_CHAOS_KILLS").unwrap_or(4);
+    let seed = var("FANORONA_CHAOS_SEED").unwrap_or_else(|| {
+        std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .unwrap()
+            .as_nanos() as u64
+    });
+    // A splitmix64 stream: enough randomness for when to kill.
+    let mut x = seed;
+    let mut next = || {
+        x = x.wrapping_add(0x9E37_79B9_7F4A_7C15);
+        let mut z = x;
+        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+        z ^ (z >> 31)
+    };
+    let mut at: Vec<Duration> = (0..kills)
+        .map(|_| Duration::from_millis(next() % (secs * 1000).max(1)))
+        .collect();
+    at.sort();
+    eprintln!("chaos: {kills} kills over {secs} s, FANORONA_CHAOS_SEED={seed}");
+    (at, seed)
+}
+
+/// The highest numbered checkpoint folder in `dir` (0 if none).
+fn newest(dir: &Path) -> u64 {
+    std::fs::read_dir(dir)
+        .map(|d| {
+            d.flatten()
+                .filter_map(|e| e.file_name().to_str()?.parse().ok())
+                .max()
+                .unwrap_or(0)
+        })
+        .unwrap_or(0)
+}
+
+#[test]
+fn the_main_jobs_recipe_killed_at_random_loses_and_repeats_nothing() {
+    let dir = scratch("chaos-train");
+    let config = dir.join("tiny.toml");
+    std::fs::write(
+        &config,
+        "variant = \"dimy\"\n[tree]\nmethod = \"treestrap\"\nhidden = 8\ndepth = 2\nlabel_depth = 1\ngames = 6\nthreads = 1\ndeep_gap = 1\ndeep_positions = 2\noutcome_positions = 2\n[net]\nblocks = 1\nchannels = 8\npositions = 2\nwindow = 2000\n[train]\nbatch_size = 32\nreplay_window = 3000\nmin_replay = 32\n[run]\narena_every = 0\n",
+    )
+    .unwrap();
+    let ck = dir.join("ck");
+    let train = |run: &str, gens: u64| {
+        strings(&[
+            "train",
+            "--config",
+            &config.display().to_string(),
+            "--run",
+            run,
+            "--checkpoints",
+            &ck.display().to_string(),
+            "--experiments",
+            &dir.join("ex").display().to_string(),
+            "--quiet",
+            "--set",
+            &format!("run.generations={gens}"),
+        ])
+    };
+    let (kills, _) = chaos_plan();
+    let log = dir.join("k.log");
+    let t0 = Instant::now();
+    let mut p = spawn(&train("k", 1_000_000), &[], &log);
+    for at in &kills {
+        std::thread::sleep(at.saturating_sub(t0.elapsed()));
+        let _ = p.0.kill();
+        let _ = p.0.wait();
+        p = spawn(&train("k", 1_000_000), &[], &log);
+    }
+    std::thread::sleep(Duration::from_millis(300));
+    drop(p);
+    let until = newest(&ck.join("k")) + 2;
+    for run in ["k", "once"] {
+        let o = spawn(&train(run, until), &[], &dir.join(format!("{run}-end.log")))
+            .finish(Duration::from_secs(1200));
+        let text = std::fs::read_to_string(dir.join(format!("{run}-end.log"))).unwrap();
+        assert!(o.status.success(), "{text}");
+    }
+    let read = |run: &str, file: &str| {
+        std::fs::read(ck.join(run).join(file)).unwrap_or_else(|e| panic!("{run}/{file}: {e}"))
+    };
+    let g = format!("{until:05}");
+    for file in [
+        format!("{g}/eval.txt"),
+        format!("{g}/window.json"),
+        format!("net/{g}/replay.bin"),
+        format!("net/{g}/state.json"),
+    ] {
+        assert_eq!(read("k", &file), read("once", &file), "{file}");
+    }
+    let state = |run: &str| -> serde_json::Value {
+        serde_json::from_slice(&read(run, &format!("{g}/state.json"))).unwrap()
+    };
+    for key in ["generation", "games", "samples", "steps"] {
+        assert_eq!(state("k")[key], state("once")[key], "{key}");
+    }
+    std::fs::remove_dir_all(&dir).ok();
+}
+
+#[test]
+fn a_distributed_tree_run_killed_at_random_loses_and_repeats_nothing() {
+    let dir = scratch("chaos-dist");
+    let url = format!("file://{}", dir.join("store").display());
+    let config = repo_file("configs/zero.toml");
+    let tiny = [
+        "variant=dimy",
+        "tree.hidden=8",
+        "tree.depth=2",
+        "tree.label_depth=1",
+        "tree.games=4",
+        "tree.threads=1",
+        "tree.deep_positions=2",
+        "train.min_replay=32",
+        "train.batch_size=32",
+        // A window that keeps every label: the checkpoint then lists them all.
+        "train.replay_window=100000000",
+        "run.arena_every=0",
+        "run.curve_minutes=0",
+        "run.arena_book=",
+        "distributed.poll_seconds=0.05",
+        // The learner's own deeper teacher off: every teacher label is a worker's.
+        "tree.deep_gap=0",
+        "distributed.teacher_gap=2",
+    ];
+    let ckpt = dir.join("ckpt").display().to_string();
+    let args = |role: &str, extra: &[&str]| {
+        let mut a = run_args(role, &url, &config, extra);
+        for t in tiny {
+            a.extend(strings(&["--set", t]));
+        }
+        a
+    };
+    let learner = |n: u64| learner_args(args("learn", &["--checkpoints", &ckpt]), n, &dir);
+    let worker = |id: &str| {
+        args(
+            "selfplay",
+            &["--games", "100000", "--worker", id, "--quiet"],
+        )
+    };
+    let (kills, seed) = chaos_plan();
+    let mut procs = vec![
+        spawn(&learner(1_000_000), &[], &dir.join("l.log")),
+        spawn(&worker("w1"), &[], &dir.join("w1.log")),
+        spawn(&worker("w2"), &[], &dir.join("w2.log")),
+    ];
+    let t0 = Instant::now();
+    for (i, at) in kills.iter().enumerate() {
+        std::thread::sleep(at.saturating_sub(t0.elapsed()));
+        let k = (seed as usize).wrapping_add(i * 7) % 3;
+        let _ = procs[k].0.kill();
+        let _ = procs[k].0.wait();
+        procs[k] = match k {
+            0 => spawn(&learner(1_000_000), &[], &dir.join("l.log")),
+            1 => spawn(&worker("w1"), &[], &dir.join("w1.log")),
+            _ => spawn(&worker("w2"), &[], &dir.join("w2.log")),
+        };
+    }
+    std::thread::sleep(Duration::from_millis(300));
+    // The learner stopped and finished two generations on: the workers then end.
+    let _ = procs[0].0.kill();
+    let _ = procs[0].0.wait();
+    let run_dir = dir.join("store/r");
+    let ck_dir = dir.join("ckpt/r");
+    let reached = newest(&ck_dir);
+    let l = spawn(&learner(reached + 2), &[], &dir.join("l-end.log"));
+    let lo = l.finish(Duration::from_secs(600));
+    let log = std::fs::read_to_string(dir.join("l-end.log")).unwrap();
+    assert!(lo.status.success(), "{log}");
+    procs.truncate(1);
+    // Every checkpoint the learner kept reads as a tree checkpoint, and its counters are
+    // the sums over the chunks its ledger consumed.
+    let g = newest(&ck_dir);
+    assert_eq!(g, reached + 2);
+    let ck = ck_dir.join(format!("{g:05}"));
+    let ledger: Ledger =
+        serde_json::from_str(&std::fs::read_to_string(ck.join("ledger.json")).unwrap()).unwrap();
+    let state: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(ck.join("state.json")).unwrap()).unwrap();
+    let (mut games, mut labels, mut chunks) = (0, 0, 0);
+    for (worker, seq, path) in chunk_files(&run_dir) {
+        if ledger
+            .consumed
+            .get(&worker)
+            .is_some_and(|s| s.contains(&seq))
+        {
+            let c = decode_chunk(&std::fs::read(&path).unwrap(), "r").unwrap();
+            games += c.header.games;
+            labels += c.header.labels;
+            chunks += 1;
+        }
+    }
+    assert!(chunks > 0 && games > 0);
+    // The window holds every label learned: the workers' (the teacher's) are those of
+    // the chunks consumed, less the stale ones dropped; the learner's own and the
+    // workers' together are the run's count.
+    let window: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(ck.join("window.json")).unwrap()).unwrap();
+    let held = |source: &str| -> u64 {
+        window["segments"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter(|s| s["source"] == source)
+            .map(|s| s["labels"].as_u64().unwrap())
+            .sum()
+    };
+    assert_eq!(held("teacher") + ledger.stale_samples, labels, "{ledger:?}");
+    assert_eq!(
+        state["samples"].as_u64().unwrap(),
+        held("teacher") + held("play"),
+        "labels: {state}"
+    );
+    std::fs::remove_dir_all(&dir).ok();
+}

@@ -120,12 +120,12 @@ impl NetShape {
 #[derive(Debug, thiserror::Error)]
 pub enum CheckpointError {
     /// Reading or writing failed.
-    #[error("checkpoint {}: {source}", shown(.path))]
+    #[error("checkpoint {}: {error}", shown(.path))]
     Io {
         /// The file or folder.
         path: PathBuf,
         /// The error.
-        source: std::io::Error,
+        error: std::io::Error,
     },
     /// Not a checkpoint folder, and not a run folder holding one.
     #[error("{} is not a checkpoint (no meta.json) and holds no checkpoint folders", shown(.0))]
@@ -156,6 +156,14 @@ pub enum CheckpointError {
         /// burn's reason.
         reason: String,
     },
+    /// The weights could not be written (a full disk); the checkpoints before stay whole.
+    #[error("checkpoint {}: cannot write the weights: {}", shown(.path), fanorona_rules::cut(.reason))]
+    Save {
+        /// The file.
+        path: PathBuf,
+        /// burn's reason.
+        reason: String,
+    },
     /// No release folder for the variant.
     #[error(transparent)]
     NoRelease(#[from] ReleaseError),
@@ -167,9 +175,9 @@ fn shown(path: &Path) -> String {
 }
 
 fn io(path: &Path) -> impl FnOnce(std::io::Error) -> CheckpointError + '_ {
-    move |source| CheckpointError::Io {
+    move |error| CheckpointError::Io {
         path: path.to_path_buf(),
-        source,
+        error,
     }
 }
 
@@ -207,13 +215,13 @@ pub fn save_with(
     let model = tmp.join(MODEL_FILE);
     net.clone()
         .save_file(&model)
-        .map_err(|e| CheckpointError::Weights {
+        .map_err(|e| CheckpointError::Save {
             path: model.clone(),
             reason: e.to_string(),
         })?;
     if let Some(o) = optimizer {
         let p = tmp.join("optimizer.bpk");
-        o.save(&p).map_err(|e| CheckpointError::Weights {
+        o.save(&p).map_err(|e| CheckpointError::Save {
             path: p.clone(),
             reason: e.to_string(),
         })?;

@@ -68,12 +68,12 @@ pub enum ExportError {
     #[error("safetensors: {0}")]
     Safetensors(String),
     /// A file could not be written.
-    #[error("`{path}`: {source}")]
+    #[error("`{path}`: {error}")]
     Io {
         /// The file or folder.
         path: PathBuf,
         /// The error.
-        source: std::io::Error,
+        error: std::io::Error,
     },
 }
 
@@ -192,9 +192,9 @@ pub fn export(
 /// Writes `path` through a temporary file and a rename, so that a failed export never
 /// leaves a half-written file under the real name.
 fn write(path: &Path, bytes: &[u8]) -> Result<PathBuf, ExportError> {
-    fanorona_rules::durable::write_atomic(path, bytes).map_err(|source| ExportError::Io {
+    fanorona_rules::durable::write_atomic(path, bytes).map_err(|error| ExportError::Io {
         path: path.to_path_buf(),
-        source,
+        error,
     })?;
     Ok(path.to_path_buf())
 }

@@ -73,7 +73,9 @@ impl Appender {
         Ok(Appender { file, sync })
     }
 
-    /// Appends `text` (one or more lines; a final newline is added where missing).
+    /// Appends `text` (one or more lines; a final newline is added where missing). A
+    /// write that fails part way (a full disk, a file-size limit) is taken back where
+    /// the file allows it, so the log keeps whole lines.
     ///
     /// # Errors
     /// The write or the flush fails.
@@ -83,11 +85,18 @@ impl Appender {
         if !buf.ends_with('\n') {
             buf.push('\n');
         }
-        self.file.write_all(buf.as_bytes())?;
-        if self.sync {
-            self.file.sync_data()?;
+        let before = self.file.metadata()?.len();
+        let written = self.file.write_all(buf.as_bytes()).and_then(|()| {
+            if self.sync {
+                self.file.sync_data()
+            } else {
+                Ok(())
+            }
+        });
+        if written.is_err() {
+            let _ = self.file.set_len(before);
         }
-        Ok(())
+        written
     }
 }
 

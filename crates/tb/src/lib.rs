@@ -49,12 +49,12 @@ pub const MAX_QUIET_LIMIT: u16 = 127;
 #[derive(Debug, thiserror::Error)]
 pub enum TbError {
     /// Reading or writing a file.
-    #[error("{}: {source}", fanorona_rules::cut(&.path.display().to_string()))]
+    #[error("{}: {error}", fanorona_rules::cut(&.path.display().to_string()))]
     Io {
         /// The file.
         path: PathBuf,
         /// The error.
-        source: std::io::Error,
+        error: std::io::Error,
     },
     /// A damaged or foreign file.
     #[error("{}: {}", fanorona_rules::cut(&.path.display().to_string()), fanorona_rules::cut(.reason))]
@@ -453,7 +453,7 @@ fn write_file(
 ) -> Result<(), TbError> {
     let io = |path: &Path| {
         let path = path.to_path_buf();
-        move |source| TbError::Io { path, source }
+        move |error| TbError::Io { path, error }
     };
     std::fs::create_dir_all(dir).map_err(io(dir))?;
     let mut b = Vec::with_capacity(t.values[0].len() + 64);
@@ -480,9 +480,9 @@ fn read_file(path: &Path, variant: Variant) -> Result<(u16, ClassTable), TbError
         path: path.to_path_buf(),
         reason,
     };
-    let b = std::fs::read(path).map_err(|source| TbError::Io {
+    let b = std::fs::read(path).map_err(|error| TbError::Io {
         path: path.to_path_buf(),
-        source,
+        error,
     })?;
     const HEAD: usize = 4 + 4 + 8 + 2 + 2 + 8;
     if b.len() < HEAD + 8 || &b[..4] != MAGIC {

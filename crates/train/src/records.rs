@@ -59,12 +59,12 @@ pub fn ownership_targets<G: Encode>(last: &G) -> impl Fn(Color) -> Vec<i8> + use
 #[derive(Debug, thiserror::Error)]
 pub enum RecordError {
     /// Reading or writing failed.
-    #[error("record file `{path}`: {source}")]
+    #[error("record file `{path}`: {error}")]
     Io {
         /// The file.
         path: PathBuf,
         /// The error.
-        source: std::io::Error,
+        error: std::io::Error,
     },
     /// The content is damaged or of another kind.
     #[error("record file `{path}` is damaged: {reason}")]
@@ -236,9 +236,9 @@ pub fn write_samples<'a>(
     variant: Variant,
     samples: impl ExactSizeIterator<Item = &'a Sample>,
 ) -> Result<(), RecordError> {
-    write_atomic(path, &encode_samples(variant, samples)).map_err(|source| RecordError::Io {
+    write_atomic(path, &encode_samples(variant, samples)).map_err(|error| RecordError::Io {
         path: path.into(),
-        source,
+        error,
     })
 }
 
@@ -247,9 +247,9 @@ pub fn write_samples<'a>(
 /// # Errors
 /// Missing, damaged, or of another variant.
 pub fn read_samples(path: &Path, variant: Variant) -> Result<Vec<Sample>, RecordError> {
-    let bytes = std::fs::read(path).map_err(|source| RecordError::Io {
+    let bytes = std::fs::read(path).map_err(|error| RecordError::Io {
         path: path.into(),
-        source,
+        error,
     })?;
     decode_samples(&bytes, variant).map_err(|reason| RecordError::Damaged {
         path: path.into(),
@@ -297,9 +297,9 @@ pub fn append_games(path: &Path, games: &[GameRecord]) -> Result<(), RecordError
     }
     fanorona_rules::durable::Appender::open(path, true)
         .and_then(|mut f| f.line(&text))
-        .map_err(|source| RecordError::Io {
+        .map_err(|error| RecordError::Io {
             path: path.into(),
-            source,
+            error,
         })
 }
 
@@ -313,9 +313,9 @@ pub fn write_games(path: &Path, games: &[GameRecord]) -> Result<(), RecordError>
         text.push_str(&serde_json::to_string(g).expect("records serialise"));
         text.push('\n');
     }
-    write_atomic(path, text.as_bytes()).map_err(|source| RecordError::Io {
+    write_atomic(path, text.as_bytes()).map_err(|error| RecordError::Io {
         path: path.into(),
-        source,
+        error,
     })
 }
 
@@ -324,9 +324,9 @@ pub fn write_games(path: &Path, games: &[GameRecord]) -> Result<(), RecordError>
 /// # Errors
 /// The file cannot be read at all.
 pub fn read_games(path: &Path) -> Result<(Vec<GameRecord>, Vec<String>), RecordError> {
-    let text = std::fs::read_to_string(path).map_err(|source| RecordError::Io {
+    let text = std::fs::read_to_string(path).map_err(|error| RecordError::Io {
         path: path.into(),
-        source,
+        error,
     })?;
     let mut good = Vec::new();
     let mut bad = Vec::new();

@@ -84,12 +84,12 @@ impl Default for TrainConfig {
 #[derive(Debug, thiserror::Error)]
 pub enum ConfigError {
     /// The file could not be read.
-    #[error("config `{path}`: {source}")]
+    #[error("config `{path}`: {error}")]
     Io {
         /// The file.
         path: String,
         /// The error.
-        source: std::io::Error,
+        error: std::io::Error,
     },
     /// Not TOML, an unknown key, or a value of the wrong type.
     #[error("config `{path}`: {message}")]
@@ -183,9 +183,9 @@ impl TrainConfig {
         match path {
             Some(p) => {
                 let name = p.display().to_string();
-                let text = std::fs::read_to_string(p).map_err(|source| ConfigError::Io {
+                let text = std::fs::read_to_string(p).map_err(|error| ConfigError::Io {
                     path: name.clone(),
-                    source,
+                    error,
                 })?;
                 TrainConfig::parse(&name, &text, overrides)
             }

@@ -163,7 +163,8 @@ impl EvalLearner {
                 .and_then(|labels| {
                     let mut w = LabelWindow::new(run, variant, rules, capacity);
                     w.prune();
-                    w.push(state.generation, LabelSource::Play, &labels)?;
+                    w.push(state.generation, LabelSource::Play, &labels)
+                        .map_err(|(p, e)| format!("{}: {e}", p.display()))?;
                     Ok(w)
                 })
         }
@@ -195,7 +196,7 @@ impl EvalLearner {
     ) -> Result<(), TrainError> {
         self.window
             .push(g, source, labels)
-            .map_err(TrainError::Eval)
+            .map_err(|(p, e)| TrainError::Io(p, e))
     }
 }
 

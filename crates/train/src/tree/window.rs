@@ -154,7 +154,7 @@ impl LabelWindow {
         generation: u64,
         source: LabelSource,
         labels: &[NodeLabel],
-    ) -> Result<(), String> {
+    ) -> Result<(), (PathBuf, std::io::Error)> {
         if labels.is_empty() {
             return Ok(());
         }
@@ -174,7 +174,7 @@ impl LabelWindow {
             ..entry
         };
         let path = self.path(generation, source);
-        durable::write_atomic(&path, &bytes).map_err(|e| format!("{}: {e}", path.display()))?;
+        durable::write_atomic(&path, &bytes).map_err(|e| (path.clone(), e))?;
         self.total += body.len() / LABEL_BYTES;
         self.segments.push_back(Segment { entry, body });
         while self.total > self.capacity
