@@ -784,6 +784,23 @@ fn chaos_plan() -> (Vec<Duration>, u64) {
     (at, seed)
 }
 
+/// [`spawn`] with stdout to the log as well: a long run fills a pipe nobody reads.
+fn spawn_logged(args: &[String], log: &Path) -> Proc {
+    let out = std::fs::OpenOptions::new()
+        .create(true)
+        .append(true)
+        .open(log)
+        .unwrap();
+    let c = Command::new(env!("CARGO_BIN_EXE_fanorona"))
+        .current_dir(log.parent().expect("the log is in the test's folder"))
+        .args(args)
+        .stdout(out.try_clone().unwrap())
+        .stderr(out)
+        .spawn()
+        .expect("the binary starts");
+    Proc(c)
+}
+
 /// The highest numbered checkpoint folder in `dir` (0 if none).
 fn newest(dir: &Path) -> u64 {
     std::fs::read_dir(dir)
@@ -825,19 +842,24 @@ fn the_main_jobs_recipe_killed_at_random_loses_and_repeats_nothing() {
     let (kills, _) = chaos_plan();
     let log = dir.join("k.log");
     let t0 = Instant::now();
-    let mut p = spawn(&train("k", 1_000_000), &[], &log);
+    let mut p = spawn_logged(&train("k", 1_000_000), &log);
     for at in &kills {
         std::thread::sleep(at.saturating_sub(t0.elapsed()));
         let _ = p.0.kill();
         let _ = p.0.wait();
-        p = spawn(&train("k", 1_000_000), &[], &log);
+        p = spawn_logged(&train("k", 1_000_000), &log);
     }
     std::thread::sleep(Duration::from_millis(300));
     drop(p);
     let until = newest(&ck.join("k")) + 2;
+    eprintln!(
+        "chaos: the run reached generation {} through {} kills",
+        until - 2,
+        kills.len()
+    );
     for run in ["k", "once"] {
-        let o = spawn(&train(run, until), &[], &dir.join(format!("{run}-end.log")))
-            .finish(Duration::from_secs(1200));
+        let o = spawn_logged(&train(run, until), &dir.join(format!("{run}-end.log")))
+            .finish(Duration::from_secs(1800));
         let text = std::fs::read_to_string(dir.join(format!("{run}-end.log"))).unwrap();
         assert!(o.status.success(), "{text}");
     }
@@ -904,9 +926,9 @@ fn a_distributed_tree_run_killed_at_random_loses_and_repeats_nothing() {
     };
     let (kills, seed) = chaos_plan();
     let mut procs = vec![
-        spawn(&learner(1_000_000), &[], &dir.join("l.log")),
-        spawn(&worker("w1"), &[], &dir.join("w1.log")),
-        spawn(&worker("w2"), &[], &dir.join("w2.log")),
+        spawn_logged(&learner(1_000_000), &dir.join("l.log")),
+        spawn_logged(&worker("w1"), &dir.join("w1.log")),
+        spawn_logged(&worker("w2"), &dir.join("w2.log")),
     ];
     let t0 = Instant::now();
     for (i, at) in kills.iter().enumerate() {
@@ -915,9 +937,9 @@ fn a_distributed_tree_run_killed_at_random_loses_and_repeats_nothing() {
         let _ = procs[k].0.kill();
         let _ = procs[k].0.wait();
         procs[k] = match k {
-            0 => spawn(&learner(1_000_000), &[], &dir.join("l.log")),
-            1 => spawn(&worker("w1"), &[], &dir.join("w1.log")),
-            _ => spawn(&worker("w2"), &[], &dir.join("w2.log")),
+            0 => spawn_logged(&learner(1_000_000), &dir.join("l.log")),
+            1 => spawn_logged(&worker("w1"), &dir.join("w1.log")),
+            _ => spawn_logged(&worker("w2"), &dir.join("w2.log")),
         };
     }
     std::thread::sleep(Duration::from_millis(300));
@@ -970,6 +992,12 @@ fn a_distributed_tree_run_killed_at_random_loses_and_repeats_nothing() {
             .sum()
     };
     assert_eq!(held("teacher") + ledger.stale_samples, labels, "{ledger:?}");
+    eprintln!(
+        "chaos: the learner at generation {g}: {chunks} chunks consumed ({games} games, \
+         {labels} labels, {} stale), {} labels learned",
+        ledger.stale_chunks,
+        held("teacher") + held("play")
+    );
     assert_eq!(
         state["samples"].as_u64().unwrap(),
         held("teacher") + held("play"),
