@@ -118,15 +118,7 @@ fn default_sigpipe() {}
 /// follows, quotes it again).
 fn briefly(mut e: clap::Error) -> clap::Error {
     use clap::error::ContextValue;
-    const CHARS: usize = 40;
-    let cut = |s: &str| {
-        if s.chars().count() > CHARS {
-            let head: String = s.chars().take(CHARS).collect();
-            format!("{head}… ({} bytes)", s.len())
-        } else {
-            s.to_string()
-        }
-    };
+    let cut = |s: &str| fanorona_rules::cut(s).at_most(40).to_string();
     let long: Vec<_> = e
         .context()
         .filter_map(|(k, v)| match v {

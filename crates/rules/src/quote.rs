@@ -40,11 +40,19 @@ impl Quoted<'_> {
 /// on: control characters escaped, cut after twice [`QUOTE_CHARS`] characters with `…`
 /// and its length in bytes; no backticks.
 #[derive(Clone, Copy, Debug)]
-pub struct Cut<'a>(&'a str);
+pub struct Cut<'a>(&'a str, usize);
 
 /// `text` as a message passes it on (see [`Cut`]).
 pub fn cut(text: &str) -> Cut<'_> {
-    Cut(text)
+    Cut(text, 2 * QUOTE_CHARS)
+}
+
+impl Cut<'_> {
+    /// The same text cut after `chars` characters (see [`Quoted::at_most`]).
+    #[must_use]
+    pub fn at_most(self, chars: usize) -> Self {
+        Cut(self.0, chars)
+    }
 }
 
 /// Writes the first characters of `text`, control characters escaped, at most `chars`
@@ -69,7 +77,7 @@ fn bounded(f: &mut fmt::Formatter<'_>, text: &str, chars: usize) -> Result<bool,
 
 impl fmt::Display for Cut<'_> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        if bounded(f, self.0, 2 * QUOTE_CHARS)? {
+        if bounded(f, self.0, self.1)? {
             write!(f, "… ({} bytes)", self.0.len())?;
         }
         Ok(())
