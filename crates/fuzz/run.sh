@@ -11,7 +11,8 @@ cd "$(dirname "$0")"
 secs=${1:-30}
 shift || true
 targets=("$@")
-[ ${#targets[@]} -eq 0 ] && targets=(fen notation api protocol learned_eval books tables capi wasm_api specs)
+[ ${#targets[@]} -eq 0 ] && targets=(fen notation api protocol learned_eval books tables capi wasm_api specs
+    config checkpoint samples games labels chunk arena_records)
 
 if ! cargo fuzz --version >/dev/null 2>&1; then
     cargo install -q cargo-fuzz --version 0.13.2 --locked

@@ -10,51 +10,13 @@ use fanorona_rules::{
     Color, Outcome, PointStyle, Position, RuleOptions, Turn, TurnMode, Variant, VelaForm,
 };
 use fanorona_search::{GameError, Player, play_game_adjudicated};
-use serde::{Deserialize, Serialize};
+use serde::Serialize;
 use std::collections::{HashMap, HashSet};
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::sync::Mutex;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 
-/// One finished game, as recorded in `games.jsonl`.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-pub struct GameRecord {
-    /// Spec of White.
-    pub white: String,
-    /// Spec of Black.
-    pub black: String,
-    /// Which of the start position's turns opened the game (0..5), in the traditional
-    /// match; the index of the book position otherwise.
-    pub opening: usize,
-    /// `white`, `black` or `draw`.
-    pub result: String,
-    /// The game in notation, from `fen` or the start position (in the traditional match
-    /// the opening turn is the first).
-    pub turns: Vec<String>,
-    /// The key that identifies the game within its pairing.
-    pub key: String,
-    /// The position the game started from, when not the start position (a book
-    /// position or `--fen`).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub fen: Option<String>,
-    /// The key of the pair of games this one belongs to (the same start, each player
-    /// once on each side).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub pair: Option<String>,
-    /// Seconds White and Black spent choosing their turns.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub seconds: Option<[f64; 2]>,
-    /// Turns White and Black chose (the traditional opening turn excluded).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub chosen: Option<[u32; 2]>,
-    /// A vela of the Malagasy match format: the vela player's colour and the form, e.g.
-    /// `black kely`. Velas count for tournament points, not for Elo.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub vela: Option<String>,
-    /// Whether the game was ended by the endgame tables ([`ArenaConfig::adjudicate`]).
-    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
-    pub adjudicated: bool,
-}
+pub use fanorona_formats::arena::{GameRecord, read_records};
 
 /// Each player's mean thinking time per turn over `records` (seconds), for players
 /// whose games record it: `(player, seconds per turn, turns)`.
@@ -240,28 +202,6 @@ fn pairing_jobs(
             }
         })
         .collect()
-}
-
-/// Reads the games already recorded in `out/games.jsonl` (damaged lines are reported in
-/// the second vector and ignored).
-pub fn read_records(out: &Path) -> (Vec<GameRecord>, Vec<String>) {
-    let path = out.join("games.jsonl");
-    let Ok(text) = std::fs::read_to_string(&path) else {
-        return (Vec::new(), Vec::new());
-    };
-    let mut good = Vec::new();
-    let mut bad = Vec::new();
-    for (i, l) in text
-        .lines()
-        .enumerate()
-        .filter(|(_, l)| !l.trim().is_empty())
-    {
-        match serde_json::from_str(l) {
-            Ok(r) => good.push(r),
-            Err(e) => bad.push(format!("{}:{}: {e}", path.display(), i + 1)),
-        }
-    }
-    (good, bad)
 }
 
 /// Decides, from every record of the pairings so far, whether to stop early (an SPRT

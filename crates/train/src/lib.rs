@@ -1,8 +1,8 @@
 //! Self-play training for Fanorona: the product's main job.
 //!
-//! - [`config`]: the TOML configuration, overrides, validation.
+//! - [`config`]: the TOML configuration, overrides, validation (`fanorona_formats`).
 //! - [`selfplay`]: many games in flight, one network batch per search round.
-//! - [`records`]: versioned sample and game records, one module for both directions.
+//! - [`records`]: versioned sample and game records (`fanorona_formats`).
 //! - [`state`]: a run's counters, errors and progress reports.
 //! - [`learner`]: the network, its optimizer and replay window, and the one learner loop.
 //! - [`run`]: `fanorona train`: the warm start, then self-play in the learner loop.
@@ -14,13 +14,13 @@
 #![warn(missing_docs)]
 
 pub mod bootstrap;
-pub mod config;
+pub use fanorona_formats::config;
 mod decisions;
 pub mod distributed;
 mod inputs;
 pub mod learner;
 pub mod metrics;
-pub mod records;
+pub use fanorona_formats::records;
 mod report;
 pub mod run;
 pub mod selfplay;

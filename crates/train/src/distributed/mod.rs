@@ -31,13 +31,12 @@
 //! `(worker, seq)`, so a re-upload replaces nothing and is not counted twice; a worker
 //! finding its sequence number taken by another session stops (two workers with one ID).
 
-mod chunk;
 mod learner;
 mod store;
 mod teacher;
 mod worker;
 
-pub use chunk::*;
+pub use fanorona_formats::chunk::*;
 pub use learner::*;
 pub use store::*;
 pub use worker::*;
@@ -47,11 +46,12 @@ mod tests {
     use super::*;
     use crate::config::TrainConfig;
     use crate::metrics::jsonl_has_step;
-    use crate::records::{self, GameRecord, Sample, fnv};
+    use crate::records::{self, GameRecord, Sample};
     use crate::selfplay::SelfPlayStats;
     use crate::state::Quiet;
     use crate::store::Store;
     use fanorona_nn::burn::prelude::Device;
+    use fanorona_rules::checksum::fnv1a as fnv;
     use std::path::PathBuf;
     use std::time::Duration;
 

@@ -27,9 +27,9 @@
 use super::*;
 use crate::config::TrainConfig;
 use crate::learner::generation_seed;
-use crate::records::fnv;
 use crate::state::{Progress, Summary, TrainError, io, read_json};
 use crate::tree::{Helpers, decode_labels, encode_labels, teacher_games};
+use fanorona_rules::checksum::fnv1a as fnv;
 use fanorona_search::{LearnedEval, NodeLabel};
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::Path;

@@ -4,13 +4,14 @@ use super::*;
 use crate::config::TrainConfig;
 use crate::inputs::{read_selfplay_aids, read_selfplay_book};
 use crate::learner::{generation_seed, net_config};
-use crate::records::{GameRecord, Sample, fnv};
+use crate::records::{GameRecord, Sample};
 use crate::run::play_generation;
 use crate::state::{Progress, TrainError};
 use crate::store::{Created, Store};
 use fanorona_nn::NetEvaluator;
 use fanorona_nn::burn::prelude::Device;
 use fanorona_nn::checkpoint;
+use fanorona_rules::checksum::fnv1a as fnv;
 use std::path::PathBuf;
 use std::time::{Duration, Instant};
 

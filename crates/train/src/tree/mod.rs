@@ -44,7 +44,7 @@ use std::time::Instant;
 pub mod curve;
 mod learner;
 mod play;
-mod window;
+use fanorona_formats::labels as window;
 
 use learner::*;
 pub use learner::{EvalLearner, NET_DIR, NetSide, net_checkpoint};

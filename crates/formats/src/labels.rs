@@ -24,18 +24,18 @@ use std::path::{Path, PathBuf};
 
 /// The first bytes of a checkpoint's whole-window file (before the window moved to
 /// `labels/`): read when a run saved so resumes.
-pub(super) const LABELS_MAGIC: &[u8; 16] = b"fanorona-labels1";
+pub const LABELS_MAGIC: &[u8; 16] = b"fanorona-labels1";
 /// The first bytes of a window file.
 const SEGMENT_MAGIC: &[u8; 16] = b"fanorona-labels2";
 /// Bytes of one label.
-pub(super) const LABEL_BYTES: usize = 25;
+pub const LABEL_BYTES: usize = 25;
 /// The window's folder in the run's folder.
-pub(super) const DIR: &str = "labels";
+pub const DIR: &str = "labels";
 /// A checkpoint's list of its window's files.
-pub(super) const MANIFEST: &str = "window.json";
+pub const MANIFEST: &str = "window.json";
 
 /// The run folder of checkpoint folder `dir`.
-pub(super) fn run_of(dir: &Path) -> &Path {
+pub fn run_of(dir: &Path) -> &Path {
     durable::parent(dir)
 }
 
@@ -77,6 +77,11 @@ impl Manifest {
     /// Whether it lists no file.
     pub fn is_empty(&self) -> bool {
         self.segments.is_empty()
+    }
+
+    /// The files it lists, oldest first.
+    pub fn segments(&self) -> &[SegmentEntry] {
+        &self.segments
     }
 }
 
@@ -199,6 +204,33 @@ impl LabelWindow {
         out
     }
 
+    /// The labels' bytes of window file `bytes`, which `entry` (a checkpoint's list) lists:
+    /// its checksum, header and length as the list says, every label a position of the
+    /// window's board (a label that is none would stop a later draw).
+    ///
+    /// # Errors
+    /// What is wrong with the file.
+    pub fn read_segment(&self, entry: &SegmentEntry, bytes: &[u8]) -> Result<Vec<u8>, String> {
+        if format!("{:016x}", fnv1a(bytes)) != entry.checksum {
+            return Err("damaged (its checksum is not the one its checkpoint lists)".into());
+        }
+        let header = self.file_bytes(entry, &[]);
+        let body = bytes
+            .strip_prefix(header.as_slice())
+            .ok_or("not this window's file (its header differs)")?;
+        if Some(body.len() as u64) != entry.labels.checked_mul(LABEL_BYTES as u64) {
+            return Err(format!(
+                "cut: {} bytes of labels where its checkpoint lists {} labels",
+                body.len(),
+                entry.labels
+            ));
+        }
+        for (i, c) in body.chunks_exact(LABEL_BYTES).enumerate() {
+            decode_one(c, self.variant, self.rules).map_err(|e| format!("label {i}: {e}"))?;
+        }
+        Ok(body.to_vec())
+    }
+
     /// The list a checkpoint keeps.
     pub fn manifest(&self) -> Manifest {
         Manifest {
@@ -222,23 +254,13 @@ impl LabelWindow {
         for entry in &manifest.segments {
             let path = w.path(entry.generation, entry.source);
             let bytes = std::fs::read(&path).map_err(|e| format!("{}: {e}", path.display()))?;
-            let named = |e: &str| format!("{}: {e}", path.display());
-            if format!("{:016x}", fnv1a(&bytes)) != entry.checksum {
-                return Err(named(
-                    "damaged (its checksum is not the one its checkpoint lists)",
-                ));
-            }
-            let header = w.file_bytes(entry, &[]);
-            let body = bytes
-                .strip_prefix(header.as_slice())
-                .ok_or_else(|| named("not this window's file (its header differs)"))?;
-            if body.len() as u64 != entry.labels * LABEL_BYTES as u64 {
-                return Err(named("cut"));
-            }
-            w.total += entry.labels as usize;
+            let body = w
+                .read_segment(entry, &bytes)
+                .map_err(|e| format!("{}: {e}", path.display()))?;
+            w.total += body.len() / LABEL_BYTES;
             w.segments.push_back(Segment {
                 entry: entry.clone(),
-                body: body.to_vec(),
+                body,
             });
         }
         w.prune();

@@ -324,28 +324,38 @@ pub fn write_games(path: &Path, games: &[GameRecord]) -> Result<(), RecordError>
 /// # Errors
 /// The file cannot be read at all.
 pub fn read_games(path: &Path) -> Result<(Vec<GameRecord>, Vec<String>), RecordError> {
-    let text = std::fs::read_to_string(path).map_err(|error| RecordError::Io {
+    let bytes = std::fs::read(path).map_err(|error| RecordError::Io {
         path: path.into(),
         error,
     })?;
+    Ok(parse_games(&bytes, &path.display().to_string()))
+}
+
+/// The game records of a JSON-lines file's bytes, and a message for each line that is
+/// not one of this build's version (`name:line: why`; blank lines are skipped).
+pub fn parse_games(bytes: &[u8], name: &str) -> (Vec<GameRecord>, Vec<String>) {
     let mut good = Vec::new();
     let mut bad = Vec::new();
-    for (i, line) in text.lines().enumerate() {
-        if line.trim().is_empty() {
+    let name = fanorona_rules::quote(name).at_most(60);
+    for (i, line) in bytes.split(|&b| b == b'\n').enumerate() {
+        if line.iter().all(u8::is_ascii_whitespace) {
             continue;
         }
-        match serde_json::from_str::<GameRecord>(line) {
+        match serde_json::from_slice::<GameRecord>(line) {
             Ok(g) if g.version == GAME_VERSION => good.push(g),
             Ok(g) => bad.push(format!(
-                "{}:{}: game record version {}",
-                path.display(),
+                "{name}:{}: game record version {}",
                 i + 1,
                 g.version
             )),
-            Err(e) => bad.push(format!("{}:{}: {e}", path.display(), i + 1)),
+            Err(e) => bad.push(format!(
+                "{name}:{}: {}",
+                i + 1,
+                fanorona_rules::cut(&e.to_string())
+            )),
         }
     }
-    Ok((good, bad))
+    (good, bad)
 }
 
 #[cfg(test)]
@@ -483,7 +493,7 @@ mod tests {
         let (good, bad) = read_games(&p).unwrap();
         assert_eq!(good, vec![g.clone(), g]);
         assert_eq!(bad.len(), 1);
-        assert!(bad[0].contains("games.jsonl:3"), "{bad:?}");
+        assert!(bad[0].contains("games.jsonl`:3"), "{bad:?}");
         std::fs::remove_dir_all(&dir).ok();
     }
 }

@@ -5,7 +5,7 @@
 use fanorona_search::SearchSettings;
 use serde::{Deserialize, Serialize};
 
-/// `[tree]`: tree learning (`crate::tree`). With `method` set, `fanorona train` trains a
+/// `[tree]`: tree learning (`fanorona_train::tree`). With `method` set, `fanorona train` trains a
 /// learned evaluation for alpha-beta (`ab:eval=CKPT`) instead of the policy/value
 /// network: alpha-beta plays itself with the evaluation being learned, and every node its
 /// searches finish becomes a label with its bound. `[train]`'s optimizer settings (`lr`
@@ -390,7 +390,7 @@ pub struct LoopConfig {
 
 /// `[bootstrap]`: before the first generation of a new run, games of the alpha-beta
 /// engine against itself, learned from for a few passes (see
-/// [`crate::bootstrap`]). Tsivy and dimy only.
+/// `fanorona_train::bootstrap`). Tsivy and dimy only.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields, default)]
 pub struct BootstrapConfig {

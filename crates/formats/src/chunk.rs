@@ -1,7 +1,7 @@
 //! The chunk format: a worker's games as one object of the store, and its key.
 
 use crate::records::{self, GameRecord, Sample, fnv};
-use crate::selfplay::SelfPlayStats;
+use crate::stats::SelfPlayStats;
 use serde::{Deserialize, Serialize};
 
 /// Version of the store layout.
@@ -9,9 +9,10 @@ pub const LAYOUT: u32 = 1;
 /// Version of the chunk format written (2 added the deeper teacher's labels; version 1
 /// chunks, without them, are still read).
 pub const CHUNK_VERSION: u32 = 2;
-pub(super) const CHUNK_MAGIC: &[u8; 4] = b"FNRC";
+/// The first bytes of a chunk.
+pub const CHUNK_MAGIC: &[u8; 4] = b"FNRC";
 /// The file in each learner checkpoint that says which chunks it has read.
-pub(super) const LEDGER_FILE: &str = "ledger.json";
+pub const LEDGER_FILE: &str = "ledger.json";
 
 /// What a chunk says about itself.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -52,7 +53,7 @@ pub struct Chunk {
     /// Game records.
     pub games: Vec<GameRecord>,
     /// A tree run's labels, as the label window's files hold them
-    /// ([`crate::tree::encode_labels`]; the learner decodes them with the run's rules).
+    /// ([`crate::labels::encode_labels`]; the learner decodes them with the run's rules).
     pub labels: Vec<u8>,
 }
 

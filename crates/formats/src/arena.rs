@@ -1,0 +1,78 @@
+//! The arena's record of a match (`--out DIR/games.jsonl`): one finished game a line,
+//! appended as games finish; a match run again with the same `--out` reads it and plays
+//! only the games it lacks.
+
+use serde::{Deserialize, Serialize};
+use std::path::Path;
+
+/// One finished game, as recorded in `games.jsonl`.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct GameRecord {
+    /// Spec of White.
+    pub white: String,
+    /// Spec of Black.
+    pub black: String,
+    /// Which of the start position's turns opened the game (0..5), in the traditional
+    /// match; the index of the book position otherwise.
+    pub opening: usize,
+    /// `white`, `black` or `draw`.
+    pub result: String,
+    /// The game in notation, from `fen` or the start position (in the traditional match
+    /// the opening turn is the first).
+    pub turns: Vec<String>,
+    /// The key that identifies the game within its pairing.
+    pub key: String,
+    /// The position the game started from, when not the start position (a book
+    /// position or `--fen`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub fen: Option<String>,
+    /// The key of the pair of games this one belongs to (the same start, each player
+    /// once on each side).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub pair: Option<String>,
+    /// Seconds White and Black spent choosing their turns.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub seconds: Option<[f64; 2]>,
+    /// Turns White and Black chose (the traditional opening turn excluded).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub chosen: Option<[u32; 2]>,
+    /// A vela of the Malagasy match format: the vela player's colour and the form, e.g.
+    /// `black kely`. Velas count for tournament points, not for Elo.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub vela: Option<String>,
+    /// Whether the game was ended by the endgame tables (`ArenaConfig::adjudicate` of `fanorona_arena`).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub adjudicated: bool,
+}
+
+/// Reads the games already recorded in `out/games.jsonl` (damaged lines are reported in
+/// the second vector and ignored; no file is no games).
+pub fn read_records(out: &Path) -> (Vec<GameRecord>, Vec<String>) {
+    let path = out.join("games.jsonl");
+    match std::fs::read(&path) {
+        Ok(bytes) => parse_records(&bytes, &path.display().to_string()),
+        Err(_) => (Vec::new(), Vec::new()),
+    }
+}
+
+/// The records of a `games.jsonl`'s bytes, and a message for each line that is not one
+/// (`name:line: why`; blank lines are skipped). A line cut by a crash is one such line.
+pub fn parse_records(bytes: &[u8], name: &str) -> (Vec<GameRecord>, Vec<String>) {
+    let mut good = Vec::new();
+    let mut bad = Vec::new();
+    for (i, l) in bytes.split(|&b| b == b'\n').enumerate() {
+        if l.iter().all(u8::is_ascii_whitespace) {
+            continue;
+        }
+        match serde_json::from_slice(l) {
+            Ok(r) => good.push(r),
+            Err(e) => bad.push(format!(
+                "{}:{}: {}",
+                fanorona_rules::quote(name).at_most(60),
+                i + 1,
+                fanorona_rules::cut(&e.to_string())
+            )),
+        }
+    }
+    (good, bad)
+}
