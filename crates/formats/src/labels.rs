@@ -496,4 +496,39 @@ mod tests {
         assert!(e.contains("00002-play.bin"), "{e}");
         std::fs::remove_dir_all(&run).unwrap();
     }
+
+    /// A window file whose checksum its list matches (both written by a stranger) but
+    /// whose labels are no positions: refused when read (it was accepted, and the first
+    /// batch that drew such a label panicked); a label count that overflows is refused.
+    #[test]
+    fn a_file_whose_labels_are_no_positions_is_refused_when_read_not_when_drawn() {
+        let (v, rules) = (Variant::Dimy, RuleOptions::default());
+        let w = LabelWindow::new(Path::new("/nonexistent"), v, rules, 100);
+        let entry = |labels: u64, bytes: &[u8]| SegmentEntry {
+            generation: 3,
+            source: LabelSource::Play,
+            labels,
+            checksum: format!("{:016x}", fnv1a(bytes)),
+        };
+        let mut body = Vec::new();
+        encode_one(&mut body, &label(v, 5));
+        // White and Black on one point.
+        let mut bad = body.clone();
+        bad.copy_within(0..8, 8);
+        for (body, want) in [(&body, None), (&bad, Some("label 0"))] {
+            let header = w.file_bytes(&entry(1, &[]), &[]);
+            let file = [header.as_slice(), body.as_slice()].concat();
+            let got = w.read_segment(&entry(1, &file), &file);
+            match want {
+                None => assert_eq!(got.unwrap(), *body),
+                Some(w) => assert!(got.unwrap_err().contains(w)),
+            }
+        }
+        let huge = entry(u64::MAX / 2, &[]);
+        let file = w.file_bytes(&huge, &[]);
+        let e = w
+            .read_segment(&entry(u64::MAX / 2, &file), &file)
+            .unwrap_err();
+        assert!(e.contains("cut"), "{e}");
+    }
 }
