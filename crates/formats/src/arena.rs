@@ -58,21 +58,5 @@ pub fn read_records(out: &Path) -> (Vec<GameRecord>, Vec<String>) {
 /// The records of a `games.jsonl`'s bytes, and a message for each line that is not one
 /// (`name:line: why`; blank lines are skipped). A line cut by a crash is one such line.
 pub fn parse_records(bytes: &[u8], name: &str) -> (Vec<GameRecord>, Vec<String>) {
-    let mut good = Vec::new();
-    let mut bad = Vec::new();
-    for (i, l) in bytes.split(|&b| b == b'\n').enumerate() {
-        if l.iter().all(u8::is_ascii_whitespace) {
-            continue;
-        }
-        match serde_json::from_slice(l) {
-            Ok(r) => good.push(r),
-            Err(e) => bad.push(format!(
-                "{}:{}: {}",
-                fanorona_rules::quote(name).at_most(60),
-                i + 1,
-                fanorona_rules::cut(&e.to_string())
-            )),
-        }
-    }
-    (good, bad)
+    crate::jsonl::parse(bytes, name, |_| Ok(()))
 }

@@ -14,12 +14,14 @@
 //! - [`chunk`]: a distributed worker's games as one object of the store.
 //! - [`stats`]: what self-play measured, as chunks and run counters hold it.
 //! - [`arena`]: the arena's `games.jsonl`.
+//! - [`jsonl`]: the one reader of JSON-lines files (records a line, damaged lines named).
 #![warn(missing_docs)]
 
 pub mod arena;
 pub mod checkpoint;
 pub mod chunk;
 pub mod config;
+pub mod jsonl;
 pub mod labels;
 pub mod records;
 pub mod stats;

@@ -334,28 +334,13 @@ pub fn read_games(path: &Path) -> Result<(Vec<GameRecord>, Vec<String>), RecordE
 /// The game records of a JSON-lines file's bytes, and a message for each line that is
 /// not one of this build's version (`name:line: why`; blank lines are skipped).
 pub fn parse_games(bytes: &[u8], name: &str) -> (Vec<GameRecord>, Vec<String>) {
-    let mut good = Vec::new();
-    let mut bad = Vec::new();
-    let name = fanorona_rules::quote(name).at_most(60);
-    for (i, line) in bytes.split(|&b| b == b'\n').enumerate() {
-        if line.iter().all(u8::is_ascii_whitespace) {
-            continue;
+    crate::jsonl::parse(bytes, name, |g: &GameRecord| {
+        if g.version == GAME_VERSION {
+            Ok(())
+        } else {
+            Err(format!("game record version {}", g.version))
         }
-        match serde_json::from_slice::<GameRecord>(line) {
-            Ok(g) if g.version == GAME_VERSION => good.push(g),
-            Ok(g) => bad.push(format!(
-                "{name}:{}: game record version {}",
-                i + 1,
-                g.version
-            )),
-            Err(e) => bad.push(format!(
-                "{name}:{}: {}",
-                i + 1,
-                fanorona_rules::cut(&e.to_string())
-            )),
-        }
-    }
-    (good, bad)
+    })
 }
 
 #[cfg(test)]
