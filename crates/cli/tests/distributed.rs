@@ -695,7 +695,7 @@ fn throughput_of_one_and_two_workers() {
     std::fs::create_dir_all(root.join("bucket")).unwrap();
     let server = S3Server::start(&root, 0);
     let env = server.env();
-    let config = repo_file("configs/dimy.toml");
+    let config = repo_file("configs/dimy-warm.toml");
     for workers in [1usize, 2] {
         let run = format!("t{workers}");
         let common = |role: &str| {

@@ -48,6 +48,49 @@ fn the_tsivy_preset_names_every_key() {
     }
 }
 
+/// `configs/dimy.toml` is the main job's recipe on the small board: tree learning from
+/// nothing with the network learning from the same games, as `configs/tsivy.toml`;
+/// only the board's sizes, depths, book and budget differ.
+#[test]
+fn the_dimy_preset_is_the_main_jobs_recipe_on_the_small_board() {
+    let load = |name: &str| TrainConfig::load(Some(&configs().join(name)), &[]).unwrap();
+    let (tsivy, dimy) = (load("tsivy.toml"), load("dimy.toml"));
+    assert_eq!(
+        (tsivy.variant.as_str(), dimy.variant.as_str()),
+        ("tsivy", "dimy")
+    );
+    for cfg in [&tsivy, &dimy] {
+        assert_eq!(cfg.tree.method, "treestrap");
+        assert_eq!(cfg.tree.init, "", "a run from nothing");
+        assert_eq!(cfg.bootstrap.games, 0, "no warm start");
+        assert!(
+            cfg.net.positions > 0,
+            "the network learns beside the evaluation"
+        );
+        assert!(cfg.run.curve_minutes > 0 && cfg.run.curve_anchors == "release");
+    }
+    let recipe = |c: &TrainConfig| {
+        (
+            c.tree.deep_gap,
+            c.tree.deep_positions,
+            c.tree.outcome_positions,
+            c.tree.graded_draws,
+            c.tree.games,
+            c.net.positions,
+            c.net.score_weight,
+            c.net.train_ratio,
+            c.train.train_ratio,
+            c.train.replay_window,
+        )
+    };
+    assert_eq!(recipe(&dimy), recipe(&tsivy));
+    assert!(
+        dimy.run.arena_book.contains("dimy"),
+        "{}",
+        dimy.run.arena_book
+    );
+}
+
 #[test]
 fn the_training_book_shares_no_position_with_the_match_book() {
     use fanorona_rules::{RuleOptions, Variant};
