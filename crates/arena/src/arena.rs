@@ -9,35 +9,66 @@ use fanorona_rules::notation::format_turn;
 use fanorona_rules::{
     Color, Outcome, PointStyle, Position, RuleOptions, Turn, TurnMode, Variant, VelaForm,
 };
-use fanorona_search::{GameError, Player, play_game_adjudicated};
+use fanorona_search::{GameError, Player, TimeControl, play_game_on_clock};
 use serde::Serialize;
 use std::collections::{HashMap, HashSet};
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::sync::Mutex;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 
 pub use fanorona_formats::arena::{GameRecord, read_records};
 
-/// Each player's mean thinking time per turn over `records` (seconds), for players
-/// whose games record it: `(player, seconds per turn, turns)`.
-pub fn time_per_turn(specs: &[String], records: &[GameRecord]) -> Vec<(String, f64, u64)> {
-    let mut acc = vec![(0.0f64, 0u64); specs.len()];
+/// A player's thinking time over a match's records, and its games lost on time.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct TurnTimes {
+    /// The player's spec.
+    pub player: String,
+    /// Mean seconds a turn, over the games that record it.
+    pub mean: f64,
+    /// The longest turn, seconds (over the games that record it; 0 if none does).
+    pub longest: f64,
+    /// Turns those means are over.
+    pub turns: u64,
+    /// Games it lost because its clock ran out.
+    pub lost_on_time: u32,
+}
+
+/// Each player's thinking time per turn over `records`, for players whose games record
+/// it, with its games lost on time.
+pub fn time_per_turn(specs: &[String], records: &[GameRecord]) -> Vec<TurnTimes> {
+    let mut acc: Vec<TurnTimes> = specs
+        .iter()
+        .map(|s| TurnTimes {
+            player: s.clone(),
+            mean: 0.0,
+            longest: 0.0,
+            turns: 0,
+            lost_on_time: 0,
+        })
+        .collect();
     for r in records {
-        let (Some(secs), Some(n)) = (r.seconds, r.chosen) else {
-            continue;
-        };
         for (side, name) in [&r.white, &r.black].into_iter().enumerate() {
-            if let Some(i) = specs.iter().position(|s| s == name) {
-                acc[i].0 += secs[side];
-                acc[i].1 += u64::from(n[side]);
+            let Some(t) = specs.iter().position(|s| s == name).map(|i| &mut acc[i]) else {
+                continue;
+            };
+            if let (Some(secs), Some(n)) = (r.seconds, r.chosen) {
+                t.mean += secs[side];
+                t.turns += u64::from(n[side]);
+            }
+            if let Some(l) = r.longest {
+                t.longest = t.longest.max(l[side]);
+            }
+            if r.flagged.as_deref() == Some(["white", "black"][side]) {
+                t.lost_on_time += 1;
             }
         }
     }
-    specs
-        .iter()
-        .zip(acc)
-        .filter(|(_, (_, n))| *n > 0)
-        .map(|(s, (t, n))| (s.clone(), t / n as f64, n))
+    acc.into_iter()
+        .filter(|t| t.turns > 0)
+        .map(|t| TurnTimes {
+            mean: t.mean / t.turns as f64,
+            ..t
+        })
         .collect()
 }
 
@@ -99,6 +130,9 @@ pub struct ArenaConfig {
     /// Endgame tables that end a game at the first position they cover, with their
     /// result (`None`, the default: every game is played out).
     pub adjudicate: Option<std::sync::Arc<fanorona_tb::Tablebase>>,
+    /// Each player's clock for a game (`None`, the default: the players' own limits a
+    /// turn alone). A player whose clock runs out loses the game.
+    pub clock: Option<TimeControl>,
 }
 
 /// Why the arena could not run.
@@ -302,6 +336,23 @@ pub fn play_pairings_with(
             wanted.contains(unit)
         })
         .collect();
+    let tc = cfg.clock.map(|c| c.to_string());
+    if let Some(r) = old.iter().find(|r| r.tc != tc) {
+        let on = |t: &Option<String>| {
+            t.as_deref()
+                .map_or("no clock".to_string(), |t| format!("tc {t}"))
+        };
+        return Err(ArenaError::Invalid(format!(
+            "{} holds games played on {}, and this match is on {}: give it another --out",
+            cfg.out
+                .as_deref()
+                .unwrap_or(Path::new(""))
+                .join("games.jsonl")
+                .display(),
+            on(&r.tc),
+            on(&tc)
+        )));
+    }
     let known: HashMap<String, GameRecord> =
         old.iter().map(|r| (r.key.clone(), r.clone())).collect();
     let total = units.iter().filter(|j| !known.contains_key(&j.key)).count();
@@ -437,13 +488,14 @@ fn play_job(
 ) -> Result<GameRecord, ArenaError> {
     let mut w = make(j.white, seed ^ 1)?;
     let mut b = make(j.black, seed ^ 2)?;
-    let played = play_game_adjudicated(
+    let played = play_game_on_clock(
         w.as_mut(),
         b.as_mut(),
         j.start,
         j.first.as_ref(),
         cfg.max_turns,
         cfg.adjudicate.as_deref(),
+        cfg.clock,
     )?;
     let mut p = j.start;
     let mut text = Vec::with_capacity(played.turns.len());
@@ -464,6 +516,9 @@ fn play_job(
         chosen: Some(played.chosen),
         vela: j.vela.clone(),
         adjudicated: played.adjudicated,
+        longest: Some(played.longest),
+        tc: cfg.clock.map(|c| c.to_string()),
+        flagged: played.flagged.map(|c| c.name().to_string()),
     })
 }
 
@@ -788,6 +843,9 @@ mod tests {
             chosen: None,
             vela: j.vela.clone(),
             adjudicated: false,
+            longest: None,
+            tc: None,
+            flagged: None,
         }
     }
 
@@ -811,6 +869,7 @@ mod tests {
             out: None,
             device: Device::flex(),
             adjudicate: None,
+            clock: None,
         };
         let start = Position::start(Variant::Dimy, cfg.rules);
         let traditional = start.turns(TurnMode::Distinct);

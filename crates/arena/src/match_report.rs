@@ -50,7 +50,7 @@ pub struct MatchReport {
     /// A Malagasy match's tournament points.
     pub points: Option<Vec<MatchPoints>>,
     /// Each player's mean thinking time per turn, and the turns it is over.
-    pub times: Vec<(String, f64, u64)>,
+    pub times: Vec<crate::arena::TurnTimes>,
 }
 
 impl MatchReport {
@@ -122,9 +122,19 @@ impl MatchReport {
             line(points_markdown(points));
         }
         if !self.times.is_empty() {
-            line("Thinking time per turn (mean over the games that record it):".into());
-            for (p, t, n) in &self.times {
-                line(format!("- {p}: {:.2} ms over {n} turns", t * 1000.0));
+            line("Thinking time per turn (over the games that record it):".into());
+            for t in &self.times {
+                let flags = match t.lost_on_time {
+                    0 => String::new(),
+                    n => format!("; {n} games lost on time"),
+                };
+                line(format!(
+                    "- {}: mean {:.2} ms, longest {:.2} ms, over {} turns{flags}",
+                    t.player,
+                    t.mean * 1000.0,
+                    t.longest * 1000.0,
+                    t.turns
+                ));
             }
         }
         s
@@ -141,7 +151,7 @@ impl MatchReport {
 
     /// The report as one JSON object: the ratings, `adjudicated`, each pairing's
     /// pentanomial (`pairs`), a gauntlet's curve when `gauntlet`, a Malagasy match's
-    /// `points`.
+    /// `points`, each player's thinking time and games lost on time (`times`).
     pub fn json(&self, gauntlet: bool) -> serde_json::Value {
         let mut j = report::ratings_json(&self.specs, &self.ratings, self.rated);
         j["adjudicated"] = self.adjudicated.into();
@@ -162,6 +172,7 @@ impl MatchReport {
         if let Some(points) = &self.points {
             j["points"] = serde_json::to_value(points).expect("points serialise");
         }
+        j["times"] = serde_json::to_value(&self.times).expect("times serialise");
         j
     }
 }

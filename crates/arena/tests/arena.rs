@@ -34,6 +34,7 @@ fn config(openings: Openings, games: usize, threads: usize) -> ArenaConfig {
         out: None,
         device: Device::flex(),
         adjudicate: None,
+        clock: None,
     }
 }
 
@@ -118,7 +119,11 @@ fn book_games_start_from_the_book_in_pairs() {
     }
     let times = fanorona_arena::arena::time_per_turn(&specs, &recs);
     assert_eq!(times.len(), 2);
-    assert!(times.iter().all(|(_, t, n)| *t >= 0.0 && *n > 0));
+    assert!(
+        times
+            .iter()
+            .all(|t| t.mean >= 0.0 && t.turns > 0 && t.longest >= t.mean && t.lost_on_time == 0)
+    );
     // Four games take the first two positions.
     let recs = play_pairings(
         &config(Openings::Book(b.clone()), 4, 2),

@@ -144,6 +144,13 @@ pub struct ArenaArgs {
     /// says how many games the tables ended.
     #[arg(long, value_name = "DIR")]
     pub adjudicate: Option<PathBuf>,
+    /// Each player's clock for a game, BASE+INCREMENT in seconds (`60+0.6`: a minute
+    /// each, 0.6 s added after each turn): the searches take the time manager's share
+    /// of it, within their own limits a turn, and a player whose clock runs out loses
+    /// the game. The report gives each player's mean and longest turn and its games
+    /// lost on time. Off by default: each turn has the player's own limit.
+    #[arg(long, value_name = "BASE+INC")]
+    pub tc: Option<fanorona_search::TimeControl>,
     /// End with one line of JSON: ratings and game count.
     #[arg(long)]
     pub json: bool,
@@ -242,6 +249,7 @@ pub fn arena(a: ArenaArgs) -> Result<()> {
             )),
             None => None,
         },
+        clock: a.tc,
     };
     let records = play(&a, &cfg, &lineup, sprt.as_ref())?;
     let sprt_json = sprt
@@ -643,8 +651,11 @@ fn report_results(
     } else {
         String::new()
     };
+    let clock =
+        a.tc.map(|tc| format!(", on a clock of {tc} each"))
+            .unwrap_or_default();
     println!(
-        "{} games{velas} ({variant}), results in {}\n",
+        "{} games{velas} ({variant}{clock}), results in {}\n",
         r.rated,
         out.display()
     );

@@ -1284,6 +1284,69 @@ fn train_rejects_bad_configs_and_oracle_judges_telo() {
 }
 
 #[test]
+fn arena_on_a_clock_reports_times_and_keeps_its_games_apart() {
+    let out = scratch("arena-clock");
+    let o = out.display().to_string();
+    let args = |tc: &'static str| {
+        vec![
+            "arena",
+            "--players",
+            "ab:depth=60",
+            "random",
+            "--variant",
+            "dimy",
+            "--games",
+            "2",
+            "--threads",
+            "1",
+            "--tc",
+            tc,
+            "--out",
+            &o,
+            "--json",
+        ]
+        .into_iter()
+        .map(String::from)
+        .collect::<Vec<_>>()
+    };
+    let run = |a: &[String]| fanorona(&a.iter().map(String::as_str).collect::<Vec<_>>());
+    // Depth 60: only the clock stops alpha-beta's searches.
+    let v = json(&run(&args("1+0.01")));
+    assert_eq!(v["games"], 2);
+    let times = v["times"].as_array().unwrap();
+    assert_eq!(times.len(), 2, "{v}");
+    for t in times {
+        assert_eq!(t["lost_on_time"], 0, "{t}");
+        let (mean, longest) = (t["mean"].as_f64().unwrap(), t["longest"].as_f64().unwrap());
+        assert!(mean <= longest && longest < 0.6, "{t}");
+    }
+    let ab = times.iter().find(|t| t["player"] == "ab:depth=60").unwrap();
+    assert!(
+        ab["longest"].as_f64().unwrap() > 0.005,
+        "the searches used the clock: {ab}"
+    );
+    let games = std::fs::read_to_string(out.join("games.jsonl")).unwrap();
+    for line in games.lines() {
+        let r: serde_json::Value = serde_json::from_str(line).unwrap();
+        assert_eq!(r["tc"], "1+0.01", "{r}");
+        assert!(r["longest"].as_array().is_some(), "{r}");
+    }
+    // Games of another clock are not this match's: refused, naming both.
+    let o2 = run(&args("2+0.01"));
+    assert_ne!(o2.status.code(), Some(0));
+    let e = stderr(&o2);
+    assert!(
+        e.contains("tc 1+0.01") && e.contains("tc 2+0.01") && e.contains("--out"),
+        "{e}"
+    );
+    // A clock that does not read is named.
+    let o3 = run(&args("1+x"));
+    assert_eq!(o3.status.code(), Some(2), "{}", stderr(&o3));
+    assert!(stderr(&o3).contains("time control"), "{}", stderr(&o3));
+    std::fs::remove_dir_all(&out).ok();
+}
+
+#[test]
 fn arena_round_robin_resumes_and_reports() {
     let out = scratch("arena");
     let o = out.display().to_string();
@@ -1375,8 +1438,11 @@ fn arena_round_robin_resumes_and_reports() {
             .map(|l| {
                 // The measured thinking time differs from run to run; the game must not.
                 let mut g: serde_json::Value = serde_json::from_str(l).unwrap();
-                g.as_object_mut().unwrap().remove("seconds");
-                g.to_string()
+                // Times differ from run to run; the games do not.
+                let g = g.as_object_mut().unwrap();
+                g.remove("seconds");
+                g.remove("longest");
+                serde_json::Value::from(g.clone()).to_string()
             })
             .collect();
         v.sort();

@@ -34,7 +34,7 @@
 
 use fanorona_rules::notation::{format_engine_turn, parse_turn};
 use fanorona_rules::{Color, History, Position, RuleOptions, TurnMode, Variant, quote};
-use fanorona_search::{AbConfig, AlphaBeta, LearnedEval, Limits, SearchResult};
+use fanorona_search::{AbConfig, AlphaBeta, ClockState, LearnedEval, Limits, SearchResult};
 use fanorona_tb::Tablebase;
 use std::io::{BufRead, Write};
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -387,14 +387,18 @@ fn go_limits(args: &[&str], side: Color) -> Result<Limits, String> {
         }
         i += 2;
     }
-    // A clock: a share of the time left (a 40th, or the moves to go's share) plus most
-    // of the increment, never more than half of what is left.
+    // A clock: the time manager's share of it (fanorona_search::ClockState).
     let s = side.index();
     if limits.time.is_none()
         && let Some(left) = time[s]
     {
-        let share = left / movestogo.unwrap_or(40) + inc[s] * 3 / 4;
-        limits.time = Some(Duration::from_millis(share.min(left / 2).max(1)));
+        let clock = ClockState {
+            left: Duration::from_millis(left),
+            increment: Duration::from_millis(inc[s]),
+            turns_played: 0,
+            moves_to_go: movestogo.map(|m| m.min(u64::from(u32::MAX)) as u32),
+        };
+        limits.time = Some(clock.turn_budget());
     }
     if limits.depth.is_none() && limits.nodes.is_none() && limits.time.is_none() {
         // `go` alone: a second.

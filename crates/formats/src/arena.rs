@@ -43,6 +43,15 @@ pub struct GameRecord {
     /// Whether the game was ended by the endgame tables (`ArenaConfig::adjudicate` of `fanorona_arena`).
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub adjudicated: bool,
+    /// The longest a turn of White's and of Black's took, seconds.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub longest: Option<[f64; 2]>,
+    /// The time control the game was played on (`60+0.6`), when it had one.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub tc: Option<String>,
+    /// On a clock: the side (`white` or `black`) whose clock ran out; it lost.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub flagged: Option<String>,
 }
 
 /// Reads the games already recorded in `out/games.jsonl` (damaged lines are reported in

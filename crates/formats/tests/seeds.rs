@@ -301,6 +301,9 @@ fn arena_record_seeds_read() {
         chosen: Some([3, 2]),
         vela: None,
         adjudicated: false,
+        longest: None,
+        tc: None,
+        flagged: None,
     };
     let line = serde_json::to_string(&r).unwrap();
     let files = vec![(

@@ -20,6 +20,7 @@ mod analysis;
 pub mod bench;
 mod blend;
 pub mod book;
+mod clock;
 mod descent;
 mod evaluator;
 mod guard;
@@ -36,13 +37,15 @@ mod tt;
 pub use ab::{AbConfig, AlphaBeta, Limits, NodeLabel, SearchParams, SearchResult};
 pub use analysis::{Analysis, analyse, analyse_telo, telo_solution};
 pub use blend::{AbBlend, BlendConfig, score_wdl, with_thread_blend};
+pub use clock::{ClockState, TimeControl, TimeControlError};
 pub use descent::{Descent, DescentResult};
 pub use evaluator::{Evaluator, Outputs, RolloutEvaluator, UniformEvaluator, wdl_index};
 pub use guard::{GuardConfig, GuardedTurn, TurnGuard, next_actions, with_thread_guard};
 pub use mcts::{GumbelConfig, Leaf, MIN_TIMED_SIMS, Mcts, MctsConfig, Oracle, TIMED_CHUNK};
 pub use mcts_player::{GUARD_TIME_SHARE, MctsPlayer, search_telo};
 pub use player::{
-    AbPlayer, Choice, GameError, PlayedGame, Player, RandomPlayer, play_game, play_game_adjudicated,
+    AbPlayer, Choice, GameError, PlayedGame, Player, RandomPlayer, play_game,
+    play_game_adjudicated, play_game_on_clock,
 };
 pub use settings::{Overrides, SearchSettings, SettingsError};
 // The evaluations and the score scale the searches use (crate `fanorona-eval`), part of

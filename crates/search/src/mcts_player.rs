@@ -40,6 +40,8 @@ pub struct MctsPlayer<E> {
     ab_eval: Option<Arc<LearnedEval>>,
     /// With [`MctsPlayer::with_tables`]: endgame tables.
     tables: Option<Arc<Tablebase>>,
+    /// The side's clock for the next turn ([`Player::set_clock`]).
+    clock: Option<crate::ClockState>,
 }
 
 impl<E: Evaluator<Position>> MctsPlayer<E> {
@@ -69,6 +71,7 @@ impl<E: Evaluator<Position>> MctsPlayer<E> {
             guard: None,
             ab_eval: None,
             tables: None,
+            clock: None,
         }
     }
 
@@ -257,6 +260,23 @@ impl<E: Evaluator<Position> + Send> Player for MctsPlayer<E> {
         }
     }
     fn choose(&mut self, game: &History) -> Choice {
+        // On a clock the turn's time is the time manager's share, within the player's own.
+        let own = self.budget;
+        if let Some(c) = self.clock {
+            self.budget.time = Some(c.cap(own.time));
+        }
+        let choice = self.choose_within_budget(game);
+        self.budget = own;
+        choice
+    }
+    fn set_clock(&mut self, clock: Option<crate::ClockState>) {
+        self.clock = clock;
+    }
+}
+
+impl<E: Evaluator<Position> + Send> MctsPlayer<E> {
+    /// [`Player::choose`] within `self.budget`.
+    fn choose_within_budget(&mut self, game: &History) -> Choice {
         let pos = *game.position();
         let start = Instant::now();
         if let Some(p) = self.tables.as_ref().and_then(|t| t.probe(&pos))

@@ -306,6 +306,9 @@ impl Player for BookPlayer {
             None => self.inner.choose(game),
         }
     }
+    fn set_clock(&mut self, clock: Option<crate::ClockState>) {
+        self.inner.set_clock(clock);
+    }
 }
 
 #[cfg(test)]

@@ -1,6 +1,7 @@
 //! One interface for everything that plays: engines, random play, later networks.
 
 use crate::ab::{AbConfig, AlphaBeta, Limits, SearchResult};
+use crate::clock::{ClockState, TimeControl};
 use fanorona_rules::{History, Turn, TurnMode};
 use rand::rngs::SmallRng;
 use rand::{RngExt, SeedableRng};
@@ -22,6 +23,12 @@ pub trait Player: Send {
     fn new_game(&mut self) {}
     /// Chooses a turn for the current position of `game`.
     fn choose(&mut self, game: &History) -> Choice;
+    /// The side's clock for the next [`Player::choose`] (`None`: no clock, the player's
+    /// own limits alone). A player that searches takes the time manager's share of it
+    /// ([`ClockState::cap`]); one that does not think ignores it.
+    fn set_clock(&mut self, clock: Option<ClockState>) {
+        let _ = clock;
+    }
 }
 
 /// Uniformly random distinct turns, seeded.
@@ -56,6 +63,7 @@ pub struct AbPlayer {
     engine: AlphaBeta,
     limits: Limits,
     name: String,
+    clock: Option<ClockState>,
 }
 
 impl AbPlayer {
@@ -65,6 +73,7 @@ impl AbPlayer {
             engine: AlphaBeta::new(cfg),
             limits,
             name: name.into(),
+            clock: None,
         }
     }
 
@@ -82,11 +91,18 @@ impl Player for AbPlayer {
         self.engine.new_game();
     }
     fn choose(&mut self, game: &History) -> Choice {
-        let r = self.engine.search(game, &self.limits);
+        let mut limits = self.limits;
+        if let Some(c) = self.clock {
+            limits.time = Some(c.cap(limits.time));
+        }
+        let r = self.engine.search(game, &limits);
         Choice {
             turn: r.best,
             search: Some(r),
         }
+    }
+    fn set_clock(&mut self, clock: Option<ClockState>) {
+        self.clock = clock;
     }
 }
 
@@ -128,6 +144,10 @@ pub struct PlayedGame {
     pub chosen: [u32; 2],
     /// Whether the game was ended by endgame tables ([`play_game_adjudicated`]).
     pub adjudicated: bool,
+    /// The longest a turn of each side took (White, Black), seconds.
+    pub longest: [f64; 2],
+    /// On a clock ([`play_game_on_clock`]): the side whose clock ran out; it lost.
+    pub flagged: Option<fanorona_rules::Color>,
 }
 
 /// Plays one game between two players from `start` (optionally after a fixed first turn,
@@ -160,6 +180,25 @@ pub fn play_game_adjudicated(
     max_turns: usize,
     tables: Option<&fanorona_tb::Tablebase>,
 ) -> Result<PlayedGame, GameError> {
+    play_game_on_clock(white, black, start, opening, max_turns, tables, None)
+}
+
+/// As [`play_game_adjudicated`], and with `clock` each side has a clock for the game:
+/// before each turn the player is told its clock ([`Player::set_clock`]); the time its
+/// [`Player::choose`] takes is taken off, then the increment added. A side whose clock
+/// runs out during its turn loses the game (`flagged`), whatever the turn it chose.
+///
+/// # Errors
+/// As [`play_game`].
+pub fn play_game_on_clock(
+    white: &mut dyn Player,
+    black: &mut dyn Player,
+    start: fanorona_rules::Position,
+    opening: Option<&Turn>,
+    max_turns: usize,
+    tables: Option<&fanorona_tb::Tablebase>,
+    clock: Option<TimeControl>,
+) -> Result<PlayedGame, GameError> {
     use fanorona_rules::{Color, Outcome};
     let mut game = History::new(start);
     white.new_game();
@@ -169,35 +208,58 @@ pub fn play_game_adjudicated(
     }
     let mut legal = Vec::new();
     let mut seconds = [0.0; 2];
+    let mut longest = [0.0f64; 2];
     let mut chosen = [0; 2];
-    let done = |o: Outcome, game: &History, seconds, chosen| PlayedGame {
+    let mut left = clock.map(|c| [c.base; 2]);
+    let done = |o: Outcome, game: &History, seconds, chosen, longest| PlayedGame {
         outcome: o,
         turns: game.turns().to_vec(),
         seconds,
         chosen,
         adjudicated: false,
+        longest,
+        flagged: None,
     };
     while game.turns().len() < max_turns {
         if let Some(o) = game.outcome() {
-            return Ok(done(o, &game, seconds, chosen));
+            return Ok(done(o, &game, seconds, chosen, longest));
         }
         if let Some(o) = tables.and_then(|t| t.outcome(game.position())) {
             return Ok(PlayedGame {
                 adjudicated: true,
-                ..done(o, &game, seconds, chosen)
+                ..done(o, &game, seconds, chosen, longest)
             });
         }
         let side = game.position().side_to_move();
+        let k = usize::from(side == Color::Black);
         let player: &mut dyn Player = if side == Color::White {
             &mut *white
         } else {
             &mut *black
         };
-        let clock = web_time::Instant::now();
+        if let (Some(tc), Some(left)) = (clock, left) {
+            player.set_clock(Some(ClockState {
+                left: left[k],
+                increment: tc.increment,
+                turns_played: chosen[k],
+                moves_to_go: None,
+            }));
+        }
+        let started = web_time::Instant::now();
         let choice = player.choose(&game);
-        let k = usize::from(side == Color::Black);
-        seconds[k] += clock.elapsed().as_secs_f64();
+        let took = started.elapsed();
+        seconds[k] += took.as_secs_f64();
+        longest[k] = longest[k].max(took.as_secs_f64());
         chosen[k] += 1;
+        if let (Some(tc), Some(left)) = (clock, left.as_mut()) {
+            if took > left[k] {
+                return Ok(PlayedGame {
+                    flagged: Some(side),
+                    ..done(Outcome::Win(side.other()), &game, seconds, chosen, longest)
+                });
+            }
+            left[k] = left[k] - took + tc.increment;
+        }
         let pos = *game.position();
         pos.turns_into(&mut legal, TurnMode::Paths);
         match choice.turn {
@@ -222,6 +284,7 @@ pub fn play_game_adjudicated(
         &game,
         seconds,
         chosen,
+        longest,
     ))
 }
 
@@ -305,5 +368,91 @@ mod tests {
         assert!(!g.turns.is_empty());
         assert_eq!((g.chosen[0] + g.chosen[1]) as usize, g.turns.len());
         assert!(g.seconds.iter().all(|&s| s >= 0.0));
+    }
+
+    /// Random play that takes its `.1` a turn, and remembers the clocks it was told.
+    struct Slow(RandomPlayer, std::time::Duration, Vec<ClockState>);
+    impl Player for Slow {
+        fn name(&self) -> String {
+            "slow".into()
+        }
+        fn choose(&mut self, game: &History) -> Choice {
+            std::thread::sleep(self.1);
+            self.0.choose(game)
+        }
+        fn set_clock(&mut self, clock: Option<ClockState>) {
+            self.2.extend(clock);
+        }
+    }
+
+    #[test]
+    fn a_player_whose_clock_runs_out_loses_the_game() {
+        use fanorona_rules::{Color, Outcome};
+        use std::time::Duration;
+        let dimy = Position::start(Variant::Dimy, RuleOptions::default());
+        // 200 ms + 10 ms a turn; Black spends 80 ms a turn: its clock falls from 200 to
+        // 130, then 60, and runs out on its third turn, after White's third.
+        let tc: TimeControl = "0.2+0.01".parse().unwrap();
+        let mut white = Slow(RandomPlayer::new(1), Duration::ZERO, Vec::new());
+        let mut black = Slow(RandomPlayer::new(2), Duration::from_millis(80), Vec::new());
+        let g =
+            play_game_on_clock(&mut white, &mut black, dimy, None, 400, None, Some(tc)).unwrap();
+        assert_eq!(g.flagged, Some(Color::Black));
+        assert_eq!(g.outcome, Outcome::Win(Color::White));
+        assert_eq!(g.chosen, [3, 3]);
+        // The turn that ran out is not played.
+        assert_eq!(g.turns.len(), 5);
+        assert!(g.longest[1] >= 0.08 && g.longest[1] >= g.seconds[1] / 3.0);
+        // Each side was told its own clock before each turn: Black's fell by its turns'
+        // time and rose by the increment; White's only rose.
+        let told = |c: &Vec<ClockState>| {
+            c.iter()
+                .map(|c| (c.turns_played, c.left))
+                .collect::<Vec<_>>()
+        };
+        assert_eq!(told(&black.2).len(), 3);
+        assert!(black.2.windows(2).all(|w| w[1].left < w[0].left));
+        assert!(white.2.windows(2).all(|w| w[1].left >= w[0].left));
+        assert_eq!(told(&white.2)[0], (0, Duration::from_millis(200)));
+        assert!(
+            black
+                .2
+                .iter()
+                .all(|c| c.increment == Duration::from_millis(10))
+        );
+        // No clock: the same players play the game out.
+        let g = play_game_adjudicated(
+            &mut white,
+            &mut Slow(RandomPlayer::new(2), Duration::ZERO, Vec::new()),
+            dimy,
+            None,
+            400,
+            None,
+        )
+        .unwrap();
+        assert_eq!(g.flagged, None);
+    }
+
+    #[test]
+    fn alpha_beta_on_a_clock_keeps_within_it() {
+        let dimy = Position::start(Variant::Dimy, RuleOptions::default());
+        // Unlimited depth: only the clock stops the searches. A second each and 10 ms a
+        // turn: the time manager gives a turn a 40th of what is left plus 7.5 ms.
+        let limits = Limits {
+            depth: Some(60),
+            ..Limits::default()
+        };
+        let mut a = AbPlayer::new(AbConfig::default(), limits, "a");
+        let mut b = AbPlayer::new(AbConfig::default(), limits, "b");
+        let tc: TimeControl = "1+0.01".parse().unwrap();
+        let g = play_game_on_clock(&mut a, &mut b, dimy, None, 40, None, Some(tc)).unwrap();
+        assert_eq!(g.flagged, None, "{g:?}");
+        for k in 0..2 {
+            // Never half a clock, which is never above its start plus the increments.
+            assert!(g.longest[k] < 0.5 + 0.01 * f64::from(g.chosen[k]), "{g:?}");
+            assert!(g.seconds[k] < 1.0 + 0.01 * f64::from(g.chosen[k]), "{g:?}");
+            // The searches used the clock: more than their per-turn minimum of 1 ms.
+            assert!(g.longest[k] > 0.005, "{g:?}");
+        }
     }
 }

@@ -238,6 +238,7 @@ pub(crate) fn match_records(
         // Players come from `make`, none from a spec: no network is made on it.
         device: fanorona_nn::burn::prelude::Device::flex(),
         adjudicate: None,
+        clock: None,
     };
     let make = |k: usize, seed: u64| make(k, seed).map_err(ArenaError::Invalid);
     play_pairings_with(&arena, specs, &[(0, 1)], &make, &|_, _, _| {}, None)
