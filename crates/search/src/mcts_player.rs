@@ -348,6 +348,55 @@ mod tests {
         .with_reuse(reuse)
     }
 
+    /// On a clock the search takes the time manager's share, within its own limit: no
+    /// simulation cap and no time of its own, and the clock alone stops it.
+    #[test]
+    fn on_a_clock_the_search_takes_the_time_managers_share() {
+        use crate::ClockState;
+        use std::time::{Duration, Instant};
+        let mut p = MctsPlayer::new(
+            UniformEvaluator::default(),
+            MctsConfig::default(),
+            Limits {
+                time: Some(Duration::from_secs(30)),
+                ..Limits::default()
+            },
+            "mcts",
+            1,
+        );
+        let game = History::new(Position::start(Variant::Dimy, RuleOptions::default()));
+        // 2 s left: a 40th, 50 ms, rather than its own 30 s (a capture's first step takes
+        // half of it when the chain may go on).
+        p.set_clock(Some(ClockState {
+            left: Duration::from_secs(2),
+            increment: Duration::ZERO,
+            turns_played: 0,
+            moves_to_go: None,
+        }));
+        let t = Instant::now();
+        let c = p.choose(&game);
+        let took = t.elapsed();
+        assert!(c.turn.is_some());
+        assert!(
+            took >= Duration::from_millis(20) && took < Duration::from_millis(500),
+            "{took:?}"
+        );
+        // Its own limit is back for a turn off the clock.
+        assert_eq!(p.budget.time, Some(Duration::from_secs(30)));
+        // A simulation cap still binds on a clock.
+        let mut p = player(false);
+        p.set_clock(Some(ClockState {
+            left: Duration::from_secs(600),
+            increment: Duration::ZERO,
+            turns_played: 0,
+            moves_to_go: None,
+        }));
+        let t = Instant::now();
+        let c = p.choose(&game);
+        assert!(c.search.unwrap().nodes <= 64 * 2);
+        assert!(t.elapsed() < Duration::from_secs(5));
+    }
+
     #[test]
     fn a_guarded_player_plays_only_sound_turns() {
         // A sharp position: some of White's captures lose material by force.
