@@ -348,8 +348,8 @@ mod tests {
         .with_reuse(reuse)
     }
 
-    /// On a clock the search takes the time manager's share, within its own limit: no
-    /// simulation cap and no time of its own, and the clock alone stops it.
+    /// On a clock the search takes the time manager's share when it is shorter than the
+    /// player's own time a turn, and a simulation cap still binds.
     #[test]
     fn on_a_clock_the_search_takes_the_time_managers_share() {
         use crate::ClockState;
