@@ -387,7 +387,8 @@ fn go_limits(args: &[&str], side: Color) -> Result<Limits, String> {
         }
         i += 2;
     }
-    // A clock: the time manager's share of it (fanorona_search::ClockState).
+    // A clock: the time manager's target and limit for the turn
+    // (fanorona_search::ClockState::turn_time).
     let s = side.index();
     if limits.time.is_none()
         && let Some(left) = time[s]
@@ -398,7 +399,9 @@ fn go_limits(args: &[&str], side: Color) -> Result<Limits, String> {
             turns_played: 0,
             moves_to_go: movestogo.map(|m| m.min(u64::from(u32::MAX)) as u32),
         };
-        limits.time = Some(clock.turn_budget());
+        let t = clock.turn_time();
+        limits.time = Some(t.limit);
+        limits.target = Some(t.target);
     }
     if limits.depth.is_none() && limits.nodes.is_none() && limits.time.is_none() {
         // `go` alone: a second.
@@ -486,6 +489,23 @@ mod tests {
         let best = lines.last().unwrap().strip_prefix("bestmove ").unwrap();
         let start = Position::start(Variant::Tsivy, RuleOptions::default());
         parse_turn(&start, best).unwrap();
+    }
+
+    #[test]
+    fn a_clock_is_the_time_managers_target_and_limit_for_the_side_to_move() {
+        let ms = Duration::from_millis;
+        let args = [
+            "wtime", "60000", "btime", "2000", "winc", "600", "binc", "100",
+        ];
+        // White: 60 s + 0.6 s, a target of 1.95 s and a limit of four of them.
+        let w = go_limits(&args, Color::White).unwrap();
+        assert_eq!((w.target, w.time), (Some(ms(1950)), Some(ms(7800))));
+        // Black: 2 s + 0.1 s, a limit of a quarter of the time left.
+        let b = go_limits(&args, Color::Black).unwrap();
+        assert_eq!((b.target, b.time), (Some(ms(125)), Some(ms(500))));
+        // A fixed time a turn wins over the clock, and is no target.
+        let m = go_limits(&["movetime", "300", "wtime", "60000"], Color::White).unwrap();
+        assert_eq!((m.target, m.time), (None, Some(ms(300))));
     }
 
     #[test]

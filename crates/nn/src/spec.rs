@@ -60,7 +60,7 @@ impl Networks for Nets {
         let budget = Limits {
             nodes: Some((*sims).into()),
             time: *time,
-            depth: None,
+            ..Limits::default()
         };
         let player = MctsPlayer::new(eval, settings.mcts(), budget, name, *seed)
             .with_reuse(*reuse)
@@ -89,7 +89,7 @@ impl Networks for Nets {
         let budget = Limits {
             nodes: Some((*sims).into()),
             time: *time,
-            depth: None,
+            ..Limits::default()
         };
         Ok(fanorona_search::search_telo(
             eval,

@@ -457,7 +457,7 @@ fn a_timed_mcts_player_searches_and_plays() {
     let budget = Limits {
         nodes: Some(16),
         time: Some(std::time::Duration::from_secs(60)),
-        depth: None,
+        ..Limits::default()
     };
     let mut player = MctsPlayer::new(e, MctsConfig::default(), budget, "capped", 1);
     let start = Position::start(Variant::Dimy, RuleOptions::default());

@@ -105,6 +105,37 @@ impl ClockState {
         let budget = self.turn_budget();
         per_turn.map_or(budget, |t| t.min(budget))
     }
+
+    /// The time manager's two figures for a search that decides its own turn's length
+    /// (alpha-beta's iterative deepening): the [`turn_budget`](Self::turn_budget) as the
+    /// target it stretches or shrinks, and the limit no turn passes: [`LIMIT_TARGETS`]
+    /// targets, never more than a [`LIMIT_SHARE`] of the time left, so that one long
+    /// turn never brings the flag close.
+    pub fn turn_time(&self) -> TurnTime {
+        let target = self.turn_budget();
+        let limit = (target * LIMIT_TARGETS)
+            .min(self.left.mul_f64(LIMIT_SHARE))
+            .max(target);
+        TurnTime { target, limit }
+    }
+}
+
+/// The most a turn may take, in targets ([`ClockState::turn_time`]).
+pub const LIMIT_TARGETS: u32 = 4;
+
+/// The most a turn may take, as a share of the time left ([`ClockState::turn_time`]).
+pub const LIMIT_SHARE: f64 = 0.25;
+
+/// How long a managed turn should take ([`ClockState::turn_time`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct TurnTime {
+    /// What the search aims at: it stops between iterations sooner when its best turn
+    /// stays, later when it changes or its score falls ([`Limits::target`]).
+    ///
+    /// [`Limits::target`]: crate::Limits::target
+    pub target: Duration,
+    /// What the turn never passes: the search stops there, mid-iteration if need be.
+    pub limit: Duration,
 }
 
 #[cfg(test)]
@@ -164,5 +195,39 @@ mod tests {
             Duration::from_millis(100)
         );
         assert_eq!(c.cap(None), Duration::from_millis(1950));
+    }
+
+    #[test]
+    fn a_managed_turn_may_stretch_but_never_near_the_flag() {
+        let at = |left_ms: u64, inc_ms: u64| ClockState {
+            left: Duration::from_millis(left_ms),
+            increment: Duration::from_millis(inc_ms),
+            turns_played: 0,
+            moves_to_go: None,
+        };
+        // 60 s + 0.6 s: the target is the budget, the limit four of them.
+        let t = at(60_000, 600).turn_time();
+        assert_eq!(t.target, Duration::from_millis(1950));
+        assert_eq!(t.limit, Duration::from_millis(7800));
+        // 10 s + 0.1 s with 2 s left: the limit is a quarter of what is left.
+        let t = at(2_000, 100).turn_time();
+        assert_eq!(t.target, Duration::from_millis(125));
+        assert_eq!(t.limit, Duration::from_millis(500));
+        // Nearly flagged: the limit never falls below the target, itself half the clock.
+        let t = at(100, 600).turn_time();
+        assert_eq!(
+            (t.target, t.limit),
+            (Duration::from_millis(50), Duration::from_millis(50))
+        );
+        for left in [0, 1, 7, 99, 1_000, 10_000, 100_000] {
+            for inc in [0, 10, 100, 1_000] {
+                let t = at(left, inc).turn_time();
+                assert!(t.target <= t.limit, "{left} + {inc}");
+                assert!(
+                    t.limit <= (Duration::from_millis(left) / 2).max(Duration::from_millis(1)),
+                    "{left} + {inc}: {t:?}"
+                );
+            }
+        }
     }
 }

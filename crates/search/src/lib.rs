@@ -37,7 +37,7 @@ mod tt;
 pub use ab::{AbConfig, AlphaBeta, Limits, NodeLabel, SearchParams, SearchResult};
 pub use analysis::{Analysis, analyse, analyse_telo, telo_solution};
 pub use blend::{AbBlend, BlendConfig, score_wdl, with_thread_blend};
-pub use clock::{ClockState, TimeControl, TimeControlError};
+pub use clock::{ClockState, TimeControl, TimeControlError, TurnTime};
 pub use descent::{Descent, DescentResult};
 pub use evaluator::{Evaluator, Outputs, RolloutEvaluator, UniformEvaluator, wdl_index};
 pub use guard::{GuardConfig, GuardedTurn, TurnGuard, next_actions, with_thread_guard};

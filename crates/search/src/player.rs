@@ -25,7 +25,8 @@ pub trait Player: Send {
     fn choose(&mut self, game: &History) -> Choice;
     /// The side's clock for the next [`Player::choose`] (`None`: no clock, the player's
     /// own limits alone). A player that searches takes the time manager's share of it
-    /// ([`ClockState::cap`]); one that does not think ignores it.
+    /// ([`ClockState::cap`], or alpha-beta's [`ClockState::turn_time`], stretched or
+    /// shrunk as its search goes); one that does not think ignores it.
     fn set_clock(&mut self, clock: Option<ClockState>) {
         let _ = clock;
     }
@@ -93,7 +94,16 @@ impl Player for AbPlayer {
     fn choose(&mut self, game: &History) -> Choice {
         let mut limits = self.limits;
         if let Some(c) = self.clock {
-            limits.time = Some(c.cap(limits.time));
+            match limits.time {
+                // A player with its own time a turn keeps it, within the clock's limit.
+                Some(t) => limits.time = Some(t.min(c.turn_time().limit)),
+                // Otherwise the time manager decides the turn's length.
+                None => {
+                    let t = c.turn_time();
+                    limits.time = Some(t.limit);
+                    limits.target = Some(t.target);
+                }
+            }
         }
         let r = self.engine.search(game, &limits);
         Choice {

@@ -20,6 +20,13 @@ pub struct Limits {
     pub nodes: Option<u64>,
     /// Stop after about this much time a turn (MCTS: the decisions of one turn share it).
     pub time: Option<Duration>,
+    /// Alpha-beta on a clock: the time manager's target for the turn
+    /// ([`TurnTime`](crate::clock::TurnTime)), `time` being its limit. Between iterations
+    /// the search stops once the next one would likely carry it past the target, scaled
+    /// up while its best turn changes or its score falls and down while both hold; a turn
+    /// with one legal choice is played after the first iteration. `None`: every turn
+    /// runs to its limits.
+    pub target: Option<Duration>,
 }
 
 impl Limits {

@@ -20,6 +20,7 @@ use fanorona_rules::{History, Position, Turn, TurnMode};
 use fanorona_tb::Wdl;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering::Relaxed};
+use std::time::Duration;
 use web_time::Instant;
 
 /// Beyond every score: the open window's bound.
@@ -70,6 +71,8 @@ struct Worker {
     tb_hits: u64,
     node_limit: u64,
     deadline: Option<Instant>,
+    /// When the current search began (the time manager's clock).
+    started: Instant,
     stopped: bool,
     /// The root's best score so far in the current iteration.
     partial: i32,
@@ -257,7 +260,12 @@ impl AlphaBeta {
                     // Half the helpers start one turn deeper, so that the threads do
                     // not all finish the same iteration at once.
                     let skew = (i % 2) as u32;
-                    s.spawn(move || h.iterate_from(root, limits, 1 + skew));
+                    // The main thread alone manages the time; the helpers stop with it.
+                    let limits = Limits {
+                        target: None,
+                        ..*limits
+                    };
+                    s.spawn(move || h.iterate_from(root, &limits, 1 + skew));
                 }
                 let r = main.iterate(root, limits);
                 stop.store(true, Relaxed);
@@ -267,6 +275,56 @@ impl AlphaBeta {
         result.nodes = self.workers.iter().map(|w| w.nodes).sum();
         result.seconds = start.elapsed().as_secs_f64();
         result
+    }
+}
+
+/// The time manager's view of one search on a clock ([`Limits::target`]): after each
+/// completed iteration, whether to start the next.
+struct TimeManager {
+    /// Seconds the turn aims at.
+    target: f64,
+    /// Changes of the best turn, each iteration's count halved by the next.
+    instability: f64,
+    /// The last iteration's best turn and score.
+    best: Option<Turn>,
+    score: Option<i32>,
+}
+
+impl TimeManager {
+    /// The target's scale with a best turn that has stayed and a score that holds.
+    const STABLE: f64 = 0.7;
+    /// The most the target stretches, and the least it shrinks to.
+    const MAX_SCALE: f64 = 2.5;
+    const MIN_SCALE: f64 = 0.5;
+    /// A score fall (hundredths of a piece) between iterations that doubles the target.
+    const FALL: i32 = 100;
+    /// The share of the (scaled) target past which the next iteration is not started:
+    /// it would likely take as long as all before it, and more.
+    const NEXT: f64 = 0.5;
+
+    fn new(target: Duration) -> TimeManager {
+        TimeManager {
+            target: target.as_secs_f64(),
+            instability: 0.0,
+            best: None,
+            score: None,
+        }
+    }
+
+    /// After an iteration that chose `best` at `score`, `elapsed` into the turn: whether
+    /// the turn has had enough time.
+    fn enough(&mut self, best: Option<Turn>, score: i32, elapsed: Duration) -> bool {
+        let changed = self.best.is_some() && self.best != best;
+        self.instability = self.instability * 0.5 + f64::from(u8::from(changed));
+        let fall = self
+            .score
+            .map_or(0, |last| (last - score).clamp(0, Self::FALL));
+        self.best = best;
+        self.score = Some(score);
+        let scale = ((Self::STABLE + self.instability)
+            * (1.0 + f64::from(fall) / f64::from(Self::FALL)))
+        .clamp(Self::MIN_SCALE, Self::MAX_SCALE);
+        elapsed.as_secs_f64() >= self.target * scale * Self::NEXT
     }
 }
 
@@ -287,6 +345,7 @@ impl Worker {
             tb_hits: 0,
             node_limit: u64::MAX,
             deadline: None,
+            started: Instant::now(),
             stopped: false,
             partial: 0,
             recorder: None,
@@ -300,6 +359,7 @@ impl Worker {
         self.stopped = false;
         self.node_limit = node_limit.unwrap_or(u64::MAX);
         self.deadline = deadline;
+        self.started = Instant::now();
     }
 
     fn iterate(&mut self, root: &Position, limits: &Limits) -> SearchResult {
@@ -329,6 +389,7 @@ impl Worker {
             result.score = outcome_score(o, root, 0, self.cfg.graded_draws);
             return result;
         }
+        let mut manager = limits.target.map(TimeManager::new);
         for depth in first.min(max_depth)..=max_depth {
             let score =
                 if self.cfg.selective && depth >= ASP_DEPTH && result.score.abs() < MATE_BOUND {
@@ -358,6 +419,11 @@ impl Worker {
             }
             // A forced result within the searched depth will not change.
             if score.abs() > MATE_BOUND && (MATE - score.abs()) as u32 <= depth {
+                break;
+            }
+            if let Some(m) = &mut manager
+                && (legal.len() == 1 || m.enough(result.best, score, self.started.elapsed()))
+            {
                 break;
             }
         }
@@ -848,6 +914,75 @@ mod tests {
     use super::*;
     use fanorona_eval::{EvalWeights, LearnedEval};
     use fanorona_rules::{RuleOptions, Variant};
+
+    #[test]
+    fn the_time_manager_stops_sooner_while_the_best_turn_stays_and_later_when_it_changes() {
+        let pos = Position::start(Variant::Tsivy, RuleOptions::default());
+        let turns = pos.turns(TurnMode::Distinct);
+        let (a, b) = (Some(turns[0]), Some(turns[1]));
+        let ms = Duration::from_millis;
+        // A 100 ms target: with a best turn that stays, half of 70 ms is enough.
+        let mut m = TimeManager::new(ms(100));
+        assert!(!m.enough(a, 10, ms(20)));
+        assert!(!m.enough(a, 10, ms(34)));
+        assert!(m.enough(a, 10, ms(36)));
+        // A change of the best turn stretches it (to half of 170 ms) ...
+        let mut m = TimeManager::new(ms(100));
+        assert!(!m.enough(a, 10, ms(10)));
+        assert!(!m.enough(b, 10, ms(84)));
+        // ... and the stretch fades while the new best turn stays (120 ms, then 95 ms).
+        assert!(!m.enough(b, 10, ms(59)));
+        assert!(m.enough(b, 10, ms(48)));
+        // A falling score stretches it too: a fall of a piece doubles the target.
+        let mut m = TimeManager::new(ms(100));
+        assert!(!m.enough(a, 100, ms(10)));
+        assert!(!m.enough(a, 0, ms(60)));
+        assert!(m.enough(a, 0, ms(60)));
+        // Never beyond 2.5 targets, whatever happens (half of it past, the next is not
+        // started).
+        let mut m = TimeManager::new(ms(100));
+        for (i, t) in [a, b, a, b, a, b].into_iter().enumerate() {
+            let fall = 300 * i as i32;
+            assert!(!m.enough(t, -fall, ms(10)));
+        }
+        assert!(m.enough(a, -3000, ms(125)));
+    }
+
+    #[test]
+    fn on_a_clock_a_forced_turn_is_played_after_one_iteration() {
+        use rand::{RngExt, SeedableRng};
+        // The first position of a seeded random game where one turn is legal.
+        let mut rng = rand::rngs::SmallRng::seed_from_u64(1);
+        let forced = 'found: loop {
+            let mut pos = Position::start(Variant::Tsivy, RuleOptions::default());
+            loop {
+                let turns = pos.turns(TurnMode::Distinct);
+                match turns.len() {
+                    0 => break,
+                    1 => break 'found pos,
+                    n => pos.play_unchecked(&turns[rng.random_range(0..n)]),
+                }
+            }
+        };
+        let mut ab = AlphaBeta::new(AbConfig::default());
+        let target = Limits {
+            time: Some(Duration::from_secs(20)),
+            target: Some(Duration::from_secs(5)),
+            ..Limits::default()
+        };
+        let r = ab.search_position(&forced, &target);
+        assert_eq!(r.depth, 1);
+        assert_eq!(r.best, forced.turns(TurnMode::Distinct).first().copied());
+        // Without a target, the same search runs to its depth.
+        let r = ab.search_position(
+            &forced,
+            &Limits {
+                depth: Some(3),
+                ..Limits::default()
+            },
+        );
+        assert_eq!(r.depth, 3);
+    }
 
     /// Every leaf's score is checked against the one added up from scratch (in
     /// `AlphaBeta::evaluate`, under `cfg(test)`): searches of both boards, whole and in a
