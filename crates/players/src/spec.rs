@@ -623,6 +623,10 @@ impl EngineSpec {
             EngineSpec::Ab { cfg, limits, .. } => {
                 cfg.threads = cfg.threads.clamp(1, threads.max(1));
                 cfg.hash_mb = cfg.hash_mb.clamp(1, hash_mb.max(1));
+                // No budget meant the engine's default depth: it stays, within the time.
+                if *limits == Limits::default() {
+                    limits.depth = Some(fanorona_search::DEFAULT_DEPTH);
+                }
                 limits.time = clamp(limits.time);
             }
             EngineSpec::Mcts {
@@ -839,10 +843,16 @@ mod tests {
                 ..
             }
         ));
+        // No budget: the engine's default depth, or on a clock its time manager.
         assert!(matches!(
             EngineSpec::parse("ab").unwrap(),
             EngineSpec::Ab {
-                limits: Limits { depth: Some(6), .. },
+                limits: Limits {
+                    depth: None,
+                    nodes: None,
+                    time: None,
+                    target: None
+                },
                 ..
             }
         ));
@@ -858,6 +868,22 @@ mod tests {
         assert_eq!(threads("ab:depth=5", 4), 1);
         assert_eq!(threads("ab:nodes=1000", 4), 1);
         assert_eq!(threads("ab:depth=5,threads=3", 4), 3);
+        // A server's cap: a spec without a budget keeps the engine's default depth, within
+        // the server's time; a longer time is cut to it.
+        let limits = |spec: &str| match EngineSpec::parse(spec).unwrap().capped(
+            2,
+            64,
+            Duration::from_secs(1),
+            1000,
+            200,
+        ) {
+            EngineSpec::Ab { limits, .. } => (limits.depth, limits.time),
+            other => panic!("{spec}: {other:?}"),
+        };
+        let second = Some(Duration::from_secs(1));
+        assert_eq!(limits("ab"), (Some(fanorona_search::DEFAULT_DEPTH), second));
+        assert_eq!(limits("ab:time=5s"), (None, second));
+        assert_eq!(limits("ab:depth=9"), (Some(9), second));
         assert!(EngineSpec::parse("ab:threads=0").is_err());
         assert_eq!(
             EngineSpec::parse("random:seed=4").unwrap(),

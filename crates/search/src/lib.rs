@@ -34,7 +34,7 @@ pub mod review;
 pub mod settings;
 mod tt;
 
-pub use ab::{AbConfig, AlphaBeta, Limits, NodeLabel, SearchParams, SearchResult};
+pub use ab::{AbConfig, AlphaBeta, DEFAULT_DEPTH, Limits, NodeLabel, SearchParams, SearchResult};
 pub use analysis::{Analysis, analyse, analyse_telo, telo_solution};
 pub use blend::{AbBlend, BlendConfig, score_wdl, with_thread_blend};
 pub use clock::{ClockState, TimeControl, TimeControlError, TurnTime};

@@ -58,7 +58,10 @@ impl Player for RandomPlayer {
     }
 }
 
-/// The alpha-beta engine under fixed limits.
+/// The alpha-beta engine under fixed limits; on a game's clock
+/// ([`Player::set_clock`]) a time a turn stays as given (within the clock's limit), and
+/// without one the time manager decides each turn's length ([`Limits::target`]), a depth
+/// or node limit still binding.
 #[derive(Debug)]
 pub struct AbPlayer {
     engine: AlphaBeta,

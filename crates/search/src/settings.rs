@@ -508,14 +508,18 @@ impl AbSettings {
         })
     }
 
-    /// The configuration and budget to search with: 6 turns deep when no budget was
-    /// given; on a clock, `threads` threads unless the spec said (searches limited by
-    /// depth or nodes stay on one thread, and reproducible).
+    /// The configuration and budget to search with. No budget given: none, so that the
+    /// engine searches [`DEFAULT_DEPTH`](crate::DEFAULT_DEPTH) turns deep, and a player
+    /// on a game's clock as long as its time manager decides ([`AbPlayer`](crate::AbPlayer)).
+    /// A search limited by time alone takes `threads` threads unless the spec said
+    /// (searches limited by depth or nodes, or by nothing, stay on one thread, and
+    /// reproducible).
     pub fn finish(mut self, threads: usize) -> (AbConfig, Limits) {
-        if self.limits == Limits::default() {
-            self.limits.depth = Some(6);
-        }
-        if !self.threads_given && self.limits.depth.is_none() && self.limits.nodes.is_none() {
+        if !self.threads_given
+            && self.limits.time.is_some()
+            && self.limits.depth.is_none()
+            && self.limits.nodes.is_none()
+        {
             self.cfg.threads = threads.max(1);
         }
         (self.cfg, self.limits)
@@ -830,9 +834,10 @@ mod tests {
         assert_eq!(parse_duration("1e300s"), None);
         assert_eq!(parse_duration(&format!("{}ms", "7".repeat(50))), None);
         assert!(ab.set("time", "1e300s").is_err());
-        // No budget: 6 turns; a clock takes the caller's threads unless told.
-        let (_, limits) = AbSettings::default().finish(4);
-        assert_eq!(limits.depth, Some(6));
+        // No budget: none (the engine's default depth, or a game's clock), one thread;
+        // a time a turn takes the caller's threads unless told.
+        let (cfg, limits) = AbSettings::default().finish(4);
+        assert_eq!((limits, cfg.threads), (Limits::default(), 1));
         let mut timed = AbSettings::default();
         timed.set("time", "100ms").unwrap();
         assert_eq!(timed.clone().finish(4).0.threads, 4);

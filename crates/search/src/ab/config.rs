@@ -8,8 +8,11 @@ use fanorona_tb::Tablebase;
 use std::sync::Arc;
 use std::time::Duration;
 
+/// With no budget set ([`Limits`] all `None`) alpha-beta searches this many turns deep.
+pub const DEFAULT_DEPTH: u32 = 6;
+
 /// How much to search: every player's budget. Unset fields do not limit; with nothing
-/// set alpha-beta searches 6 turns deep.
+/// set alpha-beta searches [`DEFAULT_DEPTH`] turns deep.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct Limits {
     /// Maximum depth in turns (alpha-beta).

@@ -13,7 +13,7 @@
 mod config;
 
 use crate::tt::Table;
-pub use config::{AbConfig, Limits, NodeLabel, SearchParams, SearchResult};
+pub use config::{AbConfig, DEFAULT_DEPTH, Limits, NodeLabel, SearchParams, SearchResult};
 use fanorona_eval::learned::Accumulator;
 use fanorona_eval::{Bound, MATE, MATE_BOUND, TB_WIN, evaluate, outcome_score};
 use fanorona_rules::{History, Position, Turn, TurnMode};
@@ -371,7 +371,7 @@ impl Worker {
         self.set_root(root);
         let max_depth = match (limits.depth, limits.nodes, limits.time) {
             (Some(d), _, _) => d.clamp(1, MAX_PLY as u32 - 16),
-            (None, None, None) => 6,
+            (None, None, None) => DEFAULT_DEPTH,
             _ => MAX_PLY as u32 - 16,
         };
         let legal = root.turns(TurnMode::Distinct);
