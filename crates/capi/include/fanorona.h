@@ -245,6 +245,22 @@ int32_t fanorona_engine_analyse(struct FanoronaEngine *engine,
                                 uint64_t amount,
                                 char **json);
 
+/**
+ * The engine's turn for the game's position on a game's clock, in `*turn` as
+ * `fanorona_engine_best` gives it: `left_ms` is the side to move's time left and
+ * `increment_ms` what its clock gains after the turn; the engine's time manager decides
+ * how long to think (a share of the clock, longer while unsure, never near the flag).
+ * Both zero is `FANORONA_ERR_BUDGET`.
+ *
+ * # Safety
+ * `engine` and `game` null or live handles; `turn` null or writable.
+ */
+int32_t fanorona_engine_best_on_clock(struct FanoronaEngine *engine,
+                                      const struct FanoronaGame *game,
+                                      uint64_t left_ms,
+                                      uint64_t increment_ms,
+                                      char **turn);
+
 #ifdef __cplusplus
 }  // extern "C"
 #endif  // __cplusplus

@@ -429,6 +429,21 @@ unsafe fn search(
     out: *mut *mut c_char,
     what: fn(fanorona_engine::Analysis) -> Option<String>,
 ) -> i32 {
+    // SAFETY: the caller's contract, passed on.
+    unsafe { search_within(engine, game, || budget(kind, amount), out, what) }
+}
+
+/// [`search`] for a budget `make` gives (an error code once it is refused).
+///
+/// # Safety
+/// As the public functions that call it.
+unsafe fn search_within(
+    engine: *mut FanoronaEngine,
+    game: *const FanoronaGame,
+    make: impl FnOnce() -> Result<Budget, i32>,
+    out: *mut *mut c_char,
+    what: fn(fanorona_engine::Analysis) -> Option<String>,
+) -> i32 {
     guarded(|| {
         // SAFETY: the caller's contract.
         let (e, g) = match unsafe { (handle(engine, "engine"), handle(game, "game")) } {
@@ -438,7 +453,7 @@ unsafe fn search(
         if out.is_null() {
             return fail(FANORONA_ERR_ARGUMENT, "out: a null pointer");
         }
-        let b = match budget(kind, amount) {
+        let b = match make() {
             Ok(b) => b,
             Err(c) => return c,
         };
@@ -490,4 +505,30 @@ pub unsafe extern "C" fn fanorona_engine_analyse(
             Some(a.to_json().to_string())
         })
     }
+}
+
+/// The engine's turn for the game's position on a game's clock, in `*turn` as
+/// `fanorona_engine_best` gives it: `left_ms` is the side to move's time left and
+/// `increment_ms` what its clock gains after the turn; the engine's time manager decides
+/// how long to think (a share of the clock, longer while unsure, never near the flag).
+/// Both zero is `FANORONA_ERR_BUDGET`.
+///
+/// # Safety
+/// `engine` and `game` null or live handles; `turn` null or writable.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn fanorona_engine_best_on_clock(
+    engine: *mut FanoronaEngine,
+    game: *const FanoronaGame,
+    left_ms: u64,
+    increment_ms: u64,
+    turn: *mut *mut c_char,
+) -> i32 {
+    let clock = || {
+        Ok(Budget::Clock {
+            left_ms,
+            increment_ms,
+        })
+    };
+    // SAFETY: the caller's contract, passed on.
+    unsafe { search_within(engine, game, clock, turn, |a| a.best) }
 }

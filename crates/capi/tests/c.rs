@@ -103,6 +103,14 @@ fn bad_input_is_a_code_and_a_message_never_a_crash() {
             FANORONA_ERR_ARGUMENT
         );
         assert_eq!(
+            fanorona_engine_best_on_clock(e, g, 0, 0, &mut out),
+            FANORONA_ERR_BUDGET
+        );
+        assert_eq!(
+            fanorona_engine_best_on_clock(e, g, 1000, 10, std::ptr::null_mut()),
+            FANORONA_ERR_ARGUMENT
+        );
+        assert_eq!(
             fanorona_engine_set_tables(e, c"dimy".as_ptr(), c"/no/such/folder".as_ptr()),
             FANORONA_ERR_TABLES
         );
@@ -125,6 +133,13 @@ fn bad_input_is_a_code_and_a_message_never_a_crash() {
         );
         let best = take(out);
         assert!(legal.split(' ').any(|t| t == best), "{best} in {legal}");
+        // On a clock (a second left, 10 ms a turn): a legal turn too.
+        assert_eq!(
+            fanorona_engine_best_on_clock(e, g, 1000, 10, &mut out),
+            FANORONA_OK
+        );
+        let timed = take(out);
+        assert!(legal.split(' ').any(|t| t == timed), "{timed} in {legal}");
         let c = CString::new(best.clone()).unwrap();
         assert_eq!(fanorona_game_play(g, c.as_ptr()), FANORONA_OK);
         assert_eq!(take(fanorona_game_history(g)), best);
@@ -264,6 +279,7 @@ fn the_header_is_cbindgens_of_the_source() {
     for f in [
         "fanorona_game_new",
         "fanorona_engine_best",
+        "fanorona_engine_best_on_clock",
         "FANORONA_ERR_TURN",
         "typedef struct FanoronaGame",
     ] {

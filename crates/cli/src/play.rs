@@ -10,7 +10,9 @@ use clap::{Args, ValueEnum};
 use fanorona_engine::{EngineError, Game};
 use fanorona_rules::notation::format_turn;
 use fanorona_rules::{Color, Outcome, PointStyle};
+use fanorona_search::{ClockState, TimeControl};
 use std::io::{BufRead, Write};
+use std::time::{Duration, Instant};
 
 /// The person's colour.
 #[derive(ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
@@ -33,6 +35,12 @@ pub struct PlayArgs {
     /// Your colour.
     #[arg(long, value_enum, default_value_t = Side::White)]
     pub color: Side,
+    /// A clock for each side, BASE+INCREMENT in seconds (`300+3`: five minutes each, 3 s
+    /// added after each turn): yours runs while you type, the engine's while it thinks
+    /// (its time manager decides how long), both are shown after each turn, and a side
+    /// whose clock runs out loses. Taking back turns gives no time back. Off by default.
+    #[arg(long, value_name = "BASE+INC")]
+    pub tc: Option<TimeControl>,
     #[command(flatten)]
     pub pos: PositionArgs,
 }
@@ -51,9 +59,10 @@ fn help(start: &AnyPosition) -> &'static str {
     }
 }
 
-/// The engine's side of a game: its turn in notation and a note on what its search
-/// says (`None`: it found no turn).
-type Opponent<'a> = Box<dyn FnMut(&Game) -> Result<Option<(String, String)>> + 'a>;
+/// The engine's side of a game, told its clock (if any): its turn in notation and a note
+/// on what its search says (`None`: it found no turn).
+type Opponent<'a> =
+    Box<dyn FnMut(&Game, Option<ClockState>) -> Result<Option<(String, String)>> + 'a>;
 
 pub fn play(a: PlayArgs) -> Result<()> {
     let spec = crate::engine::parse_interactive(&a.engine)?;
@@ -67,9 +76,13 @@ pub fn play(a: PlayArgs) -> Result<()> {
     let out = std::io::stdout();
     let mut out = out.lock();
     writeln!(out, "You play {me}. {}\n\n{start}\n", help(&start))?;
+    if let Some(tc) = a.tc {
+        writeln!(out, "On a clock of {tc} each.\n")?;
+    }
     play_game(
         Game::from_position(start),
         me,
+        a.tc,
         &mut engine,
         &mut stdin.lock(),
         &mut out,
@@ -83,9 +96,10 @@ fn opponent<'a>(spec: &'a EngineSpec, start: &AnyPosition) -> Result<Opponent<'a
         AnyPosition::Fanorona(p) => {
             let mut player = crate::engine::player(spec, "engine", p.variant())?;
             player.new_game();
-            Box::new(move |game: &Game| {
+            Box::new(move |game: &Game, clock| {
                 let history = game.fanorona().expect("a tsivy or dimy game");
                 let pos = *history.position();
+                player.set_clock(clock);
                 let choice = player.choose(history);
                 let Some(t) = choice.turn else {
                     return Ok(None);
@@ -98,7 +112,8 @@ fn opponent<'a>(spec: &'a EngineSpec, start: &AnyPosition) -> Result<Opponent<'a
                 Ok(Some((format_turn(&pos, &t, PointStyle::Algebraic), note)))
             })
         }
-        AnyPosition::Telo(_) => Box::new(move |game: &Game| {
+        // Telo's exact solver answers at once; a telo network searches its spec's budget.
+        AnyPosition::Telo(_) => Box::new(move |game: &Game, _clock| {
             let AnyPosition::Telo(pos) = game.position() else {
                 unreachable!("a telo game")
             };
@@ -134,15 +149,88 @@ fn read_line(input: &mut impl BufRead, out: &mut impl Write) -> Result<Option<St
     Ok(Some(line.trim().to_string()))
 }
 
-/// The one play loop, every board: the engine's turns, the person's from `input`.
+/// Both sides' clocks in a game played on one.
+struct Clocks {
+    tc: TimeControl,
+    /// Time left, by colour (White, Black).
+    left: [Duration; 2],
+    /// Turns played, by colour.
+    turns: [u32; 2],
+}
+
+impl Clocks {
+    fn new(tc: TimeControl) -> Clocks {
+        Clocks {
+            tc,
+            left: [tc.base; 2],
+            turns: [0; 2],
+        }
+    }
+
+    /// What `side` is told before its turn.
+    fn state(&self, side: Color) -> ClockState {
+        ClockState {
+            left: self.left[side.index()],
+            increment: self.tc.increment,
+            turns_played: self.turns[side.index()],
+            moves_to_go: None,
+        }
+    }
+
+    /// `side`'s turn took `took`: false when its clock ran out.
+    fn spend(&mut self, side: Color, took: Duration) -> bool {
+        let k = side.index();
+        if took > self.left[k] {
+            self.left[k] = Duration::ZERO;
+            return false;
+        }
+        self.left[k] = self.left[k] - took + self.tc.increment;
+        self.turns[k] += 1;
+        true
+    }
+
+    /// `White 4:58.3  Black 5:00.0`.
+    fn line(&self) -> String {
+        let show = |d: Duration| {
+            let tenths = d.as_millis() / 100;
+            format!("{}:{:02}.{}", tenths / 600, tenths / 10 % 60, tenths % 10)
+        };
+        format!(
+            "Clocks: White {}  Black {}",
+            show(self.left[0]),
+            show(self.left[1])
+        )
+    }
+}
+
+/// The one play loop, every board: the engine's turns, the person's from `input`, on
+/// a clock `tc` if given.
 fn play_game(
     mut game: Game,
     me: Color,
+    tc: Option<TimeControl>,
     engine: &mut Opponent<'_>,
     input: &mut impl BufRead,
     out: &mut impl Write,
 ) -> Result<()> {
     let help = help(&game.position());
+    let mut clocks = tc.map(Clocks::new);
+    // When the person's clock started for the turn they are choosing.
+    let mut thinking: Option<Instant> = None;
+    let flagged = |out: &mut dyn Write, side: Color, game: &Game| -> Result<()> {
+        let who = if side == me { "your" } else { "the engine's" };
+        let verdict = if side == me {
+            "the engine wins"
+        } else {
+            "you win"
+        };
+        let turns = game.history().len();
+        writeln!(
+            out,
+            "Game over: {who} clock ran out ({verdict}) after {turns} turns."
+        )?;
+        Ok(())
+    };
     loop {
         if let Some(o) = game.outcome() {
             let verdict = match o {
@@ -154,19 +242,36 @@ fn play_game(
             writeln!(out, "Game over: {o} ({verdict}) after {turns} turns.")?;
             return Ok(());
         }
-        if game.position().side_to_move() != me {
-            let Some((turn, note)) = engine(&game)? else {
+        let side = game.position().side_to_move();
+        if side != me {
+            let started = Instant::now();
+            let Some((turn, note)) = engine(&game, clocks.as_ref().map(|c| c.state(side)))? else {
                 writeln!(out, "The engine found no turn: game abandoned.")?;
                 return Ok(());
             };
+            if let Some(c) = clocks.as_mut()
+                && !c.spend(side, started.elapsed())
+            {
+                return flagged(out, side, &game);
+            }
             game.play(&turn).map_err(input_err)?;
             writeln!(out, "Engine plays {turn}{note}\n\n{}\n", game.position())?;
+            if let Some(c) = &clocks {
+                writeln!(out, "{}\n", c.line())?;
+            }
             continue;
         }
+        let started = *thinking.get_or_insert_with(Instant::now);
         let Some(line) = read_line(input, out)? else {
             writeln!(out, "End of input: game abandoned.")?;
             return Ok(());
         };
+        // Whatever was typed, a clock that ran out while typing has fallen.
+        if let Some(c) = &clocks
+            && started.elapsed() > c.left[me.index()]
+        {
+            return flagged(out, me, &game);
+        }
         match line.as_str() {
             "" => {}
             "quit" | "exit" => {
@@ -193,8 +298,18 @@ fn play_game(
             }
             text => match game.play(text) {
                 Ok(()) => {
+                    thinking = None;
+                    if let Some(c) = clocks.as_mut()
+                        && !c.spend(me, started.elapsed())
+                    {
+                        game.undo();
+                        return flagged(out, me, &game);
+                    }
                     let played = game.history().pop().expect("a turn was played");
                     writeln!(out, "You play {played}\n\n{}\n", game.position())?;
+                    if let Some(c) = &clocks {
+                        writeln!(out, "{}\n", c.line())?;
+                    }
                 }
                 Err(EngineError::Turn { reason, .. }) => {
                     writeln!(
@@ -206,5 +321,93 @@ fn play_game(
                 Err(e) => return Err(input_err(e)),
             },
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Input whose lines arrive `.1` apart.
+    struct Slow(std::io::Cursor<Vec<u8>>, Duration);
+    impl std::io::Read for Slow {
+        fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
+            self.0.read(buf)
+        }
+    }
+    impl BufRead for Slow {
+        fn fill_buf(&mut self) -> std::io::Result<&[u8]> {
+            self.0.fill_buf()
+        }
+        fn consume(&mut self, n: usize) {
+            self.0.consume(n)
+        }
+        fn read_line(&mut self, buf: &mut String) -> std::io::Result<usize> {
+            std::thread::sleep(self.1);
+            std::io::BufRead::read_line(&mut self.0, buf)
+        }
+    }
+
+    /// The engine's side: the first legal turn, the clocks it was told kept.
+    fn first_turn(told: &mut Vec<ClockState>) -> Opponent<'_> {
+        Box::new(move |g: &Game, clock| {
+            told.extend(clock);
+            Ok(g.turns().first().map(|t| (t.clone(), String::new())))
+        })
+    }
+
+    fn played(tc: &str, lines: &str, delay_ms: u64) -> (String, Vec<ClockState>) {
+        let mut told = Vec::new();
+        let mut out = Vec::new();
+        let mut input = Slow(
+            std::io::Cursor::new(lines.as_bytes().to_vec()),
+            Duration::from_millis(delay_ms),
+        );
+        play_game(
+            Game::new("dimy").unwrap(),
+            Color::White,
+            Some(tc.parse().unwrap()),
+            &mut first_turn(&mut told),
+            &mut input,
+            &mut out,
+        )
+        .unwrap();
+        (String::from_utf8(out).unwrap(), told)
+    }
+
+    #[test]
+    fn a_person_whose_clock_runs_out_loses() {
+        // 0.1 s for the game, and the person takes 0.3 s to type a turn.
+        let first = Game::new("dimy").unwrap().turns()[0].clone();
+        let (out, told) = played("0.1", &format!("{first}\n"), 300);
+        assert!(
+            out.contains("Game over: your clock ran out (the engine wins) after 0 turns."),
+            "{out}"
+        );
+        assert!(told.is_empty());
+    }
+
+    #[test]
+    fn both_clocks_are_shown_and_the_engine_is_told_its_own() {
+        // A minute each and a second a turn: the person's turn is quick; the engine
+        // is told a clock of 60 s, then its clock gains its increment.
+        let first = Game::new("dimy").unwrap().turns()[0].clone();
+        let (out, told) = played("60+1", &format!("{first}\nquit\n"), 0);
+        assert!(out.contains("You play"), "{out}");
+        assert!(out.contains("Clocks: White 1:00."), "{out}");
+        assert!(out.contains("Engine plays"), "{out}");
+        assert_eq!(told.len(), 1, "{out}");
+        assert_eq!(told[0].left, Duration::from_secs(60));
+        assert_eq!(told[0].increment, Duration::from_secs(1));
+        // After both turns each side has about 61 s.
+        let last = out
+            .lines()
+            .rev()
+            .find(|l| l.starts_with("Clocks:"))
+            .unwrap();
+        assert!(
+            last.contains("White 1:0") && last.contains("Black 1:0"),
+            "{last}"
+        );
     }
 }

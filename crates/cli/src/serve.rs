@@ -25,7 +25,7 @@ use fanorona_engine::api;
 use fanorona_nn::checkpoint;
 use fanorona_nn::spec::NetSource;
 use fanorona_rules::{AnyPosition, Variant, quote};
-use fanorona_search::Analysis;
+use fanorona_search::{Analysis, ClockState};
 use serde_json::{Value, json};
 use std::collections::HashMap;
 use std::path::{Component, Path, PathBuf};
@@ -171,8 +171,13 @@ struct ServerState {
 
 impl ServerState {
     /// A client's spec (or the server's when the request names none), parsed, checked
-    /// against the files the server allows and capped.
-    fn spec(&self, requested: Option<&str>) -> std::result::Result<(String, EngineSpec), ApiError> {
+    /// against the files the server allows, set to the side's clock (`left_ms`,
+    /// `increment_ms`) when the request sends one, and capped.
+    fn spec(
+        &self,
+        requested: Option<&str>,
+        clock: Option<(u64, u64)>,
+    ) -> std::result::Result<(String, EngineSpec), ApiError> {
         let text = requested
             .filter(|e| !e.trim().is_empty())
             .unwrap_or(&self.engine)
@@ -180,6 +185,15 @@ impl ServerState {
         let spec =
             crate::engine::parse_interactive(&text).map_err(|e| ApiError::bad(format!("{e:#}")))?;
         self.files.check(&spec)?;
+        let spec = match clock {
+            Some((left, inc)) => spec.on_clock(&ClockState {
+                left: Duration::from_millis(left),
+                increment: Duration::from_millis(inc),
+                turns_played: 0,
+                moves_to_go: None,
+            }),
+            None => spec,
+        };
         let spec = spec.capped(
             self.max_threads,
             self.max_hash,
@@ -520,11 +534,14 @@ async fn play(body: Body) -> ApiResult {
     blocking(move || api::play(&v).map_err(ApiError::bad)).await
 }
 
-/// `GET /api/analyze?fen=F[&engine=SPEC][&rules=R]`: the fields of `fanorona analyze --json`.
+/// `GET /api/analyze?fen=F[&engine=SPEC][&rules=R][&left_ms=L&increment_ms=I]`: the
+/// fields of `fanorona analyze --json`; with the side's clock the search decides its own
+/// time as on a game's clock (within the server's cap).
 async fn analyze_route(State(s): State<Arc<ServerState>>, Query(q): Params) -> ApiResult {
     let fen = param(&q, "fen")?.to_string();
     let rules = api::rules_of(q.get("rules").map(String::as_str)).map_err(ApiError::bad)?;
-    let (engine, spec) = s.spec(q.get("engine").map(String::as_str))?;
+    let clock = api::request_clock(&json!(q)).map_err(ApiError::bad)?;
+    let (engine, spec) = s.spec(q.get("engine").map(String::as_str), clock)?;
     // A bad FEN is answered at once, without waiting for a slot.
     let pos = api::position(&fen, rules).map_err(ApiError::bad)?;
     s.analysis(move || {

@@ -160,6 +160,20 @@ fn the_api_answers_and_refuses_bad_input() {
         assert!(v.get(key).is_some(), "{key} in {v}");
     }
     assert_eq!(v["engine"], "ab:depth=2");
+    // On the side's clock: the time manager decides, within its limit (a quarter of the
+    // time left, 250 ms here; room left for a busy machine).
+    let (status, v) = json(
+        p,
+        "GET",
+        &format!(
+            "/api/analyze?fen={}&engine=ab&left_ms=1000&increment_ms=10",
+            q(DIMY)
+        ),
+        "",
+    );
+    assert_eq!(status, 200, "{v}");
+    assert!(v["best"].is_string(), "{v}");
+    assert!(v["seconds"].as_f64().unwrap() < 1.5, "{v}");
     // A game replayed.
     let (status, v) = json(
         p,
@@ -219,6 +233,12 @@ fn the_api_answers_and_refuses_bad_input() {
             format!("/api/analyze?fen={}&engine=chess", q(DIMY)),
             "",
             "chess",
+        ),
+        (
+            "GET",
+            format!("/api/analyze?fen={}&left_ms=soon", q(DIMY)),
+            "",
+            "left_ms",
         ),
         (
             "GET",

@@ -52,6 +52,41 @@ pub fn request_rules(q: &Value) -> Result<RuleOptions, String> {
     rules_of(opt_str(q, "rules"))
 }
 
+/// The side to move's clock a request sends, in milliseconds: `left_ms` (its time left)
+/// and `increment_ms` (added after its turn; 0 when absent), numbers or digits; `None`
+/// without `left_ms`. A search given it decides its own time as on a game's clock.
+///
+/// # Errors
+/// A value that is not a whole number of milliseconds, or an increment without the
+/// time left.
+pub fn request_clock(q: &Value) -> Result<Option<(u64, u64)>, String> {
+    let ms =
+        |key: &str| -> Result<Option<u64>, String> {
+            match q.get(key) {
+                None | Some(Value::Null) => Ok(None),
+                Some(Value::Number(n)) => n.as_u64().map(Some).ok_or_else(|| {
+                    format!(
+                        "`{key}` {}: not a whole number of milliseconds",
+                        quote(&n.to_string())
+                    )
+                }),
+                Some(Value::String(s)) if s.trim().is_empty() => Ok(None),
+                Some(Value::String(s)) => s.trim().parse().map(Some).map_err(|_| {
+                    format!("`{key}` {}: not a whole number of milliseconds", quote(s))
+                }),
+                Some(v) => Err(format!(
+                    "`{key}` {}: not a whole number of milliseconds",
+                    quote(&v.to_string())
+                )),
+            }
+        };
+    match (ms("left_ms")?, ms("increment_ms")?) {
+        (Some(left), inc) => Ok(Some((left, inc.unwrap_or(0)))),
+        (None, Some(_)) => Err("`increment_ms` without `left_ms`: send the time left too".into()),
+        (None, None) => Ok(None),
+    }
+}
+
 /// The position of a FEN under `rules`.
 ///
 /// # Errors

@@ -385,6 +385,15 @@ pub enum Budget {
     Nodes(u64),
     /// About this many milliseconds.
     Millis(u64),
+    /// On a game's clock: the side's time left and the increment added after its turn,
+    /// in milliseconds; the time manager decides the turn's length (a share of the clock,
+    /// longer while the search is unsure, never near the flag).
+    Clock {
+        /// Time left on the side's clock.
+        left_ms: u64,
+        /// Added to its clock after the turn.
+        increment_ms: u64,
+    },
 }
 
 impl Budget {
@@ -401,6 +410,22 @@ impl Budget {
             Budget::Nodes(n) => l.nodes = Some(n),
             Budget::Millis(0) => return Err(EngineError::Budget("0 ms".into())),
             Budget::Millis(ms) => l.time = Some(Duration::from_millis(ms)),
+            Budget::Clock {
+                left_ms: 0,
+                increment_ms: 0,
+            } => return Err(EngineError::Budget("a clock with no time left".into())),
+            Budget::Clock {
+                left_ms,
+                increment_ms,
+            } => {
+                l = fanorona_search::ClockState {
+                    left: Duration::from_millis(left_ms),
+                    increment: Duration::from_millis(increment_ms),
+                    turns_played: 0,
+                    moves_to_go: None,
+                }
+                .limits(l);
+            }
         }
         Ok(l)
     }
@@ -528,6 +553,11 @@ mod tests {
         let mut eng = Engine::new();
         assert_eq!(eng.analyse(&g, Budget::Depth(0)).unwrap_err().code(), 5);
         assert_eq!(eng.analyse(&g, Budget::Millis(0)).unwrap_err().code(), 5);
+        let none = Budget::Clock {
+            left_ms: 0,
+            increment_ms: 0,
+        };
+        assert_eq!(eng.analyse(&g, none).unwrap_err().code(), 5);
         let e = eng
             .set_tables("dimy", std::path::Path::new("/no/such/dir"))
             .unwrap_err();
@@ -602,6 +632,46 @@ mod tests {
         ];
         for (i, (f, q)) in requests.iter().enumerate() {
             brief(&format!("request {i}"), &f(q).unwrap_err());
+        }
+    }
+
+    #[test]
+    fn a_request_sends_its_clock_as_numbers_or_digits() {
+        use serde_json::json;
+        let clock = |q| api::request_clock(&q);
+        assert_eq!(clock(json!({})), Ok(None));
+        assert_eq!(clock(json!({ "left_ms": 60000 })), Ok(Some((60000, 0))));
+        assert_eq!(
+            clock(json!({ "left_ms": "5000", "increment_ms": "50" })),
+            Ok(Some((5000, 50)))
+        );
+        for bad in [
+            json!({ "left_ms": -1 }),
+            json!({ "left_ms": 1.5 }),
+            json!({ "left_ms": "soon" }),
+            json!({ "left_ms": [1] }),
+            json!({ "increment_ms": 10 }),
+            json!({ "left_ms": "9".repeat(10_000) }),
+        ] {
+            let e = clock(bad.clone()).unwrap_err();
+            assert!(e.contains("_ms") && e.len() < 300, "{bad}: {e}");
+        }
+    }
+
+    #[test]
+    fn on_a_clock_the_engine_keeps_within_the_time_managers_limit() {
+        // 400 ms left, no increment: a target of 10 ms, a limit of 100 ms.
+        let clock = Budget::Clock {
+            left_ms: 400,
+            increment_ms: 0,
+        };
+        let mut eng = Engine::new();
+        for board in ["tsivy", "dimy"] {
+            let g = Game::new(board).unwrap();
+            let a = eng.analyse(&g, clock).unwrap();
+            assert!(g.turns().contains(a.best.as_ref().unwrap()), "{board}");
+            // Unlimited in depth, it stopped at the clock (with room for a busy machine).
+            assert!(a.depth >= 1 && a.seconds < 1.0, "{board}: {a:?}");
         }
     }
 

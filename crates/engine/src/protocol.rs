@@ -399,9 +399,7 @@ fn go_limits(args: &[&str], side: Color) -> Result<Limits, String> {
             turns_played: 0,
             moves_to_go: movestogo.map(|m| m.min(u64::from(u32::MAX)) as u32),
         };
-        let t = clock.turn_time();
-        limits.time = Some(t.limit);
-        limits.target = Some(t.target);
+        limits = clock.limits(limits);
     }
     if limits.depth.is_none() && limits.nodes.is_none() && limits.time.is_none() {
         // `go` alone: a second.

@@ -30,7 +30,8 @@ use fanorona_rules::{AnyPosition, History, Position, RuleOptions, Variant, quote
 use fanorona_search::opening::{BOOK_MARGIN, BookPlayer, OpeningBook};
 use fanorona_search::settings::{self, AbSettings, Declared, Overrides, names};
 use fanorona_search::{
-    AbConfig, AbPlayer, Analysis, LearnedEval, Limits, Player, RandomPlayer, SearchSettings,
+    AbConfig, AbPlayer, Analysis, ClockState, LearnedEval, Limits, Player, RandomPlayer,
+    SearchSettings,
 };
 use fanorona_tb::Tablebase;
 use std::sync::Arc;
@@ -628,6 +629,7 @@ impl EngineSpec {
                     limits.depth = Some(fanorona_search::DEFAULT_DEPTH);
                 }
                 limits.time = clamp(limits.time);
+                limits.target = limits.target.map(|t| t.min(time));
             }
             EngineSpec::Mcts {
                 sims: s,
@@ -642,6 +644,19 @@ impl EngineSpec {
                     *t = clamp(*t);
                 }
             }
+            EngineSpec::Random { .. } => {}
+        }
+        self
+    }
+
+    /// The spec for one turn on a game's clock (what a server's request that sends the
+    /// side's clock asks, before [`EngineSpec::capped`]): alpha-beta's limits as
+    /// [`ClockState::limits`] gives them (the time manager's unless the spec names a
+    /// time a turn), an MCTS search's time the clock's share ([`ClockState::cap`]).
+    pub fn on_clock(mut self, clock: &ClockState) -> EngineSpec {
+        match &mut self {
+            EngineSpec::Ab { limits, .. } => *limits = clock.limits(*limits),
+            EngineSpec::Mcts { time, .. } => *time = Some(clock.cap(*time)),
             EngineSpec::Random { .. } => {}
         }
         self
@@ -884,6 +899,29 @@ mod tests {
         assert_eq!(limits("ab"), (Some(fanorona_search::DEFAULT_DEPTH), second));
         assert_eq!(limits("ab:time=5s"), (None, second));
         assert_eq!(limits("ab:depth=9"), (Some(9), second));
+        // On a clock, before the cap: the manager's target and limit, within it.
+        let clock = fanorona_search::ClockState {
+            left: Duration::from_secs(60),
+            increment: Duration::from_millis(600),
+            turns_played: 0,
+            moves_to_go: None,
+        };
+        let on_clock = |spec: &str| match EngineSpec::parse(spec).unwrap().on_clock(&clock).capped(
+            2,
+            64,
+            Duration::from_secs(5),
+            1000,
+            200,
+        ) {
+            EngineSpec::Ab { limits, .. } => (limits.target, limits.time),
+            EngineSpec::Mcts { time, .. } => (None, time),
+            other => panic!("{spec}: {other:?}"),
+        };
+        let ms = |m| Some(Duration::from_millis(m));
+        assert_eq!(on_clock("ab"), (ms(1950), ms(5000)));
+        assert_eq!(on_clock("ab:time=300ms"), (None, ms(300)));
+        assert_eq!(on_clock("mcts"), (None, ms(1950)));
+        assert_eq!(on_clock("mcts:time=100ms"), (None, ms(100)));
         assert!(EngineSpec::parse("ab:threads=0").is_err());
         assert_eq!(
             EngineSpec::parse("random:seed=4").unwrap(),

@@ -3,6 +3,7 @@
 //! for one turn: the one place that turns a clock into a turn's time (the arena, `play`
 //! and the engine protocol's `go wtime btime winc binc` all use it).
 
+use crate::Limits;
 use std::fmt;
 use std::str::FromStr;
 use std::time::Duration;
@@ -118,6 +119,24 @@ impl ClockState {
             .max(target);
         TurnTime { target, limit }
     }
+
+    /// Alpha-beta's limits for a turn on this clock, its own being `own`: a time a turn
+    /// of its own stays, within the clock's limit; without one the time manager's target
+    /// and limit decide ([`Limits::target`]); a depth or node limit still binds.
+    pub fn limits(&self, own: Limits) -> Limits {
+        let t = self.turn_time();
+        match own.time {
+            Some(time) => Limits {
+                time: Some(time.min(t.limit)),
+                ..own
+            },
+            None => Limits {
+                time: Some(t.limit),
+                target: Some(t.target),
+                ..own
+            },
+        }
+    }
 }
 
 /// The most a turn may take, in targets ([`ClockState::turn_time`]).
@@ -131,8 +150,6 @@ pub const LIMIT_SHARE: f64 = 0.25;
 pub struct TurnTime {
     /// What the search aims at: it stops between iterations sooner when its best turn
     /// stays, later when it changes or its score falls ([`Limits::target`]).
-    ///
-    /// [`Limits::target`]: crate::Limits::target
     pub target: Duration,
     /// What the turn never passes: the search stops there, mid-iteration if need be.
     pub limit: Duration,
@@ -195,6 +212,33 @@ mod tests {
             Duration::from_millis(100)
         );
         assert_eq!(c.cap(None), Duration::from_millis(1950));
+    }
+
+    #[test]
+    fn alpha_beta_keeps_its_own_time_a_turn_or_takes_the_managers() {
+        let ms = Duration::from_millis;
+        let c = ClockState {
+            left: ms(60_000),
+            increment: ms(600),
+            turns_played: 3,
+            moves_to_go: None,
+        };
+        let own = |time: Option<u64>, depth: Option<u32>| Limits {
+            time: time.map(ms),
+            depth,
+            ..Limits::default()
+        };
+        let l = c.limits(own(None, None));
+        assert_eq!(
+            (l.target, l.time, l.depth),
+            (Some(ms(1950)), Some(ms(7800)), None)
+        );
+        let l = c.limits(own(None, Some(9)));
+        assert_eq!((l.target, l.depth), (Some(ms(1950)), Some(9)));
+        let l = c.limits(own(Some(300), None));
+        assert_eq!((l.target, l.time), (None, Some(ms(300))));
+        let l = c.limits(own(Some(60_000), None));
+        assert_eq!((l.target, l.time), (None, Some(ms(7800))));
     }
 
     #[test]

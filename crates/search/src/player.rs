@@ -95,19 +95,7 @@ impl Player for AbPlayer {
         self.engine.new_game();
     }
     fn choose(&mut self, game: &History) -> Choice {
-        let mut limits = self.limits;
-        if let Some(c) = self.clock {
-            match limits.time {
-                // A player with its own time a turn keeps it, within the clock's limit.
-                Some(t) => limits.time = Some(t.min(c.turn_time().limit)),
-                // Otherwise the time manager decides the turn's length.
-                None => {
-                    let t = c.turn_time();
-                    limits.time = Some(t.limit);
-                    limits.target = Some(t.target);
-                }
-            }
-        }
+        let limits = self.clock.map_or(self.limits, |c| c.limits(self.limits));
         let r = self.engine.search(game, &limits);
         Choice {
             turn: r.best,

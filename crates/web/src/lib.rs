@@ -168,6 +168,35 @@ impl Engine {
             .map_err(js)
     }
 
+    /// The engine's turn on a game's clock: `left_ms` is the side to move's time left,
+    /// `increment_ms` what its clock gains after the turn; the engine's time manager
+    /// decides how long to think. `undefined` when the game is over.
+    ///
+    /// # Errors
+    /// A clock with no time, or not whole milliseconds.
+    #[wasm_bindgen(js_name = bestOnClock)]
+    pub fn best_on_clock(
+        &mut self,
+        game: &Game,
+        left_ms: f64,
+        increment_ms: f64,
+    ) -> Result<Option<String>, JsError> {
+        let ms = |what: &str, v: f64| {
+            if v.is_finite() && v >= 0.0 {
+                Ok(v as u64)
+            } else {
+                Err(JsError::new(&format!(
+                    "{what} {v}: milliseconds, 0 or more"
+                )))
+            }
+        };
+        let clock = Budget::Clock {
+            left_ms: ms("leftMs", left_ms)?,
+            increment_ms: ms("incrementMs", increment_ms)?,
+        };
+        self.engine.best(&game.game, clock).map_err(js)
+    }
+
     /// The engine's analysis as JSON, the fields of `fanorona analyze --json`: fen,
     /// best, score (hundredths of a piece for the side to move), pv, depth, nodes, mate,
     /// seconds, nodes_per_second.
@@ -268,14 +297,27 @@ impl Api {
                 let fen = api::field(&q, "fen")?;
                 let rules = api::request_rules(&q)?;
                 let spec = api::opt_str(&q, "engine").unwrap_or("ab:time=1s");
+                let clock = api::request_clock(&q)?;
                 let game = fanorona_engine::Game::from_position(api::position(fen, rules)?);
                 let ms = spec_millis(spec)?;
+                // On the side's clock the time manager decides; its limit is a quarter of
+                // the time left, so 40 s left keep a turn within the page's 10 s.
+                let (budget, engine) = match clock {
+                    Some((left, inc)) => (
+                        Budget::Clock {
+                            left_ms: left.min(4 * MAX_MS),
+                            increment_ms: inc.min(MAX_MS),
+                        },
+                        "ab (on the clock)".to_string(),
+                    ),
+                    None => (Budget::Millis(ms), format!("ab:time={ms}ms")),
+                };
                 let a = self
                     .engine
-                    .analyse(&game, Budget::Millis(ms))
+                    .analyse(&game, budget)
                     .map_err(|e| e.to_string())?;
                 let mut v = a.to_json();
-                v["engine"] = format!("ab:time={ms}ms").into();
+                v["engine"] = engine.into();
                 Ok(v)
             }
             "/api/net" => Err(
@@ -301,6 +343,29 @@ mod tests {
         let e = spec_millis("ab:speed=3").unwrap_err();
         assert!(e.contains("speed"), "{e}");
         assert!(spec_millis("ab:time=soon").is_err());
+    }
+
+    #[test]
+    fn the_offline_engine_plays_on_the_sides_clock() {
+        let mut api = Api::new();
+        let fen = "9/9/9/9/BB1W5 w";
+        let v = api
+            .answer(
+                "/api/analyze",
+                &serde_json::json!({ "fen": fen, "left_ms": 2000, "increment_ms": 20 }).to_string(),
+            )
+            .unwrap();
+        assert!(v["best"].is_string(), "{v}");
+        assert_eq!(v["engine"], "ab (on the clock)");
+        // The limit: a quarter of the time left (500 ms), with room for a busy machine.
+        assert!(v["seconds"].as_f64().unwrap() < 1.5, "{v}");
+        let e = api
+            .answer(
+                "/api/analyze",
+                &serde_json::json!({ "fen": fen, "left_ms": "soon" }).to_string(),
+            )
+            .unwrap_err();
+        assert!(e.contains("left_ms"), "{e}");
     }
 
     #[test]

@@ -24,6 +24,15 @@ for (const line of lines) {
   }
   if (stepped.fen() !== whole.fen()) throw new Error(`steps ${stepped.fen()} vs turns ${whole.fen()}`);
 }
+// On a game's clock: a legal turn; a clock with no time is refused.
+{
+  const game = new Game("dimy"), engine = new Engine();
+  const best = engine.bestOnClock(game, 1000, 10);
+  if (!game.turns().includes(best)) throw new Error(`bestOnClock: ${best} not legal`);
+  let refused = false;
+  try { engine.bestOnClock(game, 0, 0); } catch (e) { refused = String(e.message).includes("clock"); }
+  if (!refused) throw new Error("bestOnClock(0, 0) was not refused");
+}
 // Errors are exceptions naming the input.
 for (const [f, arg] of [[() => Game.fromFen("9/9 w"), "9/9 w"], [() => new Game("dimy").play("a1a9"), "a1a9"]]) {
   try {

@@ -64,6 +64,20 @@ try {
   if (state.result === "ongoing") fail("the game did not end: " + JSON.stringify(state));
   const replay = await page.evaluate((moves) => workerCall("/api/replay", { variant: "dimy", turns: moves }), state.moves);
   if (replay.fens[replay.fens.length - 1] !== state.fen || replay.result !== state.result) fail(`page ${JSON.stringify(state)} vs replay ${JSON.stringify(replay)}`);
+  // On a clock: the engine (White) is sent its time left and plays; both clocks are
+  // shown, the engine's charged; a side whose time runs out loses.
+  await page.selectOption("#clock", "60+0.6");
+  await page.selectOption("#engineside", "white");
+  await page.waitForFunction(() => window.fanorona.history.length >= 1 && !window.fanorona.busy, null, { timeout: 30000 });
+  const clocks = await page.textContent("#clocks");
+  if (!/White \d:\d\d\.\d.*Black \d:\d\d\.\d/.test(clocks)) fail("no clocks shown: " + clocks);
+  const engineLeft = await page.evaluate(() => window.fanorona.clock.left.white);
+  if (!(engineLeft < 60600 && engineLeft > 30000)) fail("the engine's clock was not charged: " + engineLeft);
+  await page.evaluate(() => { window.fanorona.clock.left.black = 1; });
+  await page.waitForFunction(() => window.fanorona.result === "white", null, { timeout: 5000 });
+  const status = await page.textContent("#status");
+  if (!status.includes("Black's clock ran out")) fail("no flag: " + status);
+  await page.selectOption("#clock", "");
   // The engine's analysis of the tsivy start, with its line and score, for the screenshot.
   await page.selectOption("#engineside", "none");
   await page.selectOption("#variant", "tsivy");
