@@ -357,6 +357,8 @@ pub(crate) fn train_with(
                     net.learner.state.samples,
                     net.learner.replay.len()
                 )
+            } else if !cfg.train.init.is_empty() {
+                format!(", from the network of {}", cfg.train.init)
             } else {
                 String::new()
             }
@@ -719,7 +721,7 @@ generations = 2
         let root = std::env::temp_dir().join(format!("fanorona-tree-net-{}", std::process::id()));
         let _ = std::fs::remove_dir_all(&root);
         let (ckpt, exp) = (root.join("ckpt"), root.join("exp"));
-        for run in ["t", "u"] {
+        for run in ["t", "u", "v"] {
             std::fs::create_dir_all(exp.join(run)).unwrap();
         }
         let cfg = tiny_with_network();
@@ -780,6 +782,22 @@ generations = 2
             RunState::read(&net_checkpoint(&ckpt.join("u"), 4)).unwrap(),
         );
         assert_eq!((a.samples, a.steps, a.games), (b.samples, b.steps, b.games));
+        // A new run from another's network (train.init) says so.
+        let net4 = net_checkpoint(&ckpt.join("t"), 4);
+        let mut from = cfg.clone();
+        from.train.init = net4.display().to_string();
+        let mut lines: Vec<String> = Vec::new();
+        train(
+            &from,
+            "v",
+            &ckpt.join("v"),
+            &exp.join("v"),
+            &device,
+            &mut lines,
+        )
+        .unwrap();
+        let said = format!("from the network of {}", net4.display());
+        assert!(lines.iter().any(|l| l.contains(&said)), "{lines:?}");
         // An evaluation checkpoint whose network has gone: said, not guessed.
         std::fs::remove_dir_all(net_checkpoint(&ckpt.join("t"), 4)).unwrap();
         let err = train(
