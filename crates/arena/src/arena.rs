@@ -16,7 +16,7 @@ use std::path::{Path, PathBuf};
 use std::sync::Mutex;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 
-pub use fanorona_formats::arena::{GameRecord, read_records};
+pub use fanorona_formats::arena::{GameRecord, parse_records, read_records};
 
 /// A player's thinking time over a match's records, and its games lost on time.
 #[derive(Clone, Debug, PartialEq, Serialize)]

@@ -13,6 +13,6 @@ pub mod report;
 
 pub use arena::{
     ArenaConfig, ArenaError, Format, GameRecord, MatchPoints, Openings, match_points,
-    play_pairings, play_pairings_with, rate, tally,
+    parse_records, play_pairings, play_pairings_with, rate, tally,
 };
 pub use elo::{PairResult, PairedDiff, Pentanomial, Rating, Sprt, SprtDecision, Trend, ratings};

@@ -4,11 +4,15 @@
 use crate::input_err;
 use anyhow::Result;
 use clap::Args;
-use fanorona_rules::{RuleOptions, Variant};
+use fanorona_rules::notation::parse_turn;
+use fanorona_rules::{Color, Outcome, Position, RuleOptions, Turn, Variant};
 use fanorona_search::book::{BookSpec, format_book, make_book_excluding, read_book};
-use fanorona_search::opening::{OpeningBook, OpeningSpec, make_opening_book};
+use fanorona_search::opening::{
+    CHECKSUM_LINE, OpeningBook, OpeningSpec, learn_opening_book, make_opening_book,
+};
 use indicatif::{ProgressBar, ProgressStyle};
 use std::path::PathBuf;
+use std::sync::Arc;
 
 /// `fanorona book`.
 #[derive(Args, Debug)]
@@ -17,7 +21,7 @@ pub struct BookArgs {
     #[arg(long, value_name = "V")]
     pub variant: Variant,
     /// Positions wanted (a match book).
-    #[arg(long, value_name = "N", required_unless_present = "opening")]
+    #[arg(long, value_name = "N", required_unless_present_any = ["opening", "learn"])]
     pub count: Option<usize>,
     /// Make an opening book for play instead (`ab:book=FILE`, `book=release` beside the
     /// release files): every position of the first `--plies` turns reached by turns
@@ -25,6 +29,15 @@ pub struct BookArgs {
     /// it. Needs `--out`; a stopped build goes on from what that file holds.
     #[arg(long)]
     pub opening: bool,
+    /// Book learning: the opening book `--out` holds learns from these games (an arena's
+    /// `games.jsonl` or its folder; repeatable): each of its positions where one of its
+    /// turns lost a game, or scored below what its book score promised (150 a 73 %
+    /// score), is searched again, every turn by a `--depth` search after it (deeper than
+    /// the book was made: the release book's is 10), and its scores replaced, so that
+    /// its choice changes where the deeper search says so. Prints each position it
+    /// searched again.
+    #[arg(long, value_name = "GAMES", conflicts_with = "opening")]
+    pub learn: Vec<PathBuf>,
     /// Opening book: the turns from the start it covers.
     #[arg(long, value_name = "N", default_value_t = 4)]
     pub plies: usize,
@@ -71,6 +84,9 @@ pub fn book(a: BookArgs) -> Result<()> {
     }
     if a.opening {
         return opening(&a);
+    }
+    if !a.learn.is_empty() {
+        return learn(&a);
     }
     let count = a.count.unwrap_or(0);
     if count == 0 {
@@ -159,13 +175,7 @@ fn opening(a: &BookArgs) -> Result<()> {
             "--plies must be at least 1, --depth at least 2 and --margin at least 0",
         ));
     }
-    let learned = match a.eval.as_str() {
-        "none" => None,
-        e => Some(fanorona_nn::spec::load_learned(
-            std::path::Path::new(e),
-            a.variant,
-        )?),
-    };
+    let learned = book_eval(a)?;
     let header = format!(
         "# Fanorona opening book: {} (scores in hundredths of a piece for the side to move, best first).\n\
          # Made by `fanorona book --variant {} --opening --plies {} --depth {} --margin {} --eval {}`:\n\
@@ -256,6 +266,156 @@ fn opening(a: &BookArgs) -> Result<()> {
         out.display(),
         book.len(),
         book.len() - before
+    );
+    Ok(())
+}
+
+/// The `--eval` of an opening book's searches.
+fn book_eval(a: &BookArgs) -> Result<Option<Arc<fanorona_search::LearnedEval>>> {
+    Ok(match a.eval.as_str() {
+        "none" => None,
+        e => Some(fanorona_nn::spec::load_learned(
+            std::path::Path::new(e),
+            a.variant,
+        )?),
+    })
+}
+
+/// The games of `--learn`'s files, from their starts, with their outcomes (games of
+/// another board or of a vela are left out).
+fn learn_games(a: &BookArgs) -> Result<Vec<(Position, Vec<Turn>, Outcome)>> {
+    let mut games = Vec::new();
+    for path in &a.learn {
+        let file = if path.is_dir() {
+            path.join("games.jsonl")
+        } else {
+            path.clone()
+        };
+        let name = file.display().to_string();
+        let bytes = std::fs::read(&file).map_err(|e| input_err(format!("--learn {name}: {e}")))?;
+        let (records, damaged) = fanorona_arena::parse_records(&bytes, &name);
+        if let Some(first) = damaged.first() {
+            return Err(input_err(format!(
+                "--learn: {} damaged lines, the first {first}",
+                damaged.len()
+            )));
+        }
+        for r in records.into_iter().filter(|r| r.vela.is_none()) {
+            let label = format!("--learn {name}, game {}", fanorona_rules::quote(&r.key));
+            let start = match &r.fen {
+                Some(fen) => Position::from_fen(fen, RuleOptions::default())
+                    .map_err(|e| input_err(format!("{label}: its fen: {e}")))?,
+                None => Position::start(a.variant, RuleOptions::default()),
+            };
+            if start.variant() != a.variant {
+                continue;
+            }
+            let outcome = match r.result.as_str() {
+                "white" => Outcome::Win(Color::White),
+                "black" => Outcome::Win(Color::Black),
+                "draw" => Outcome::Draw,
+                other => {
+                    return Err(input_err(format!(
+                        "{label}: result {}: white, black or draw",
+                        fanorona_rules::quote(other)
+                    )));
+                }
+            };
+            let mut pos = start;
+            let mut turns = Vec::with_capacity(r.turns.len());
+            for (i, text) in r.turns.iter().enumerate() {
+                let t = parse_turn(&pos, text)
+                    .map_err(|e| input_err(format!("{label}, turn {}: {e}", i + 1)))?;
+                pos.play_unchecked(&t);
+                turns.push(t);
+            }
+            games.push((start, turns, outcome));
+        }
+    }
+    Ok(games)
+}
+
+fn learn(a: &BookArgs) -> Result<()> {
+    let Some(out) = &a.out else {
+        return Err(input_err(
+            "--learn needs --out FILE: the opening book that learns (it is rewritten)",
+        ));
+    };
+    if a.depth < 2 {
+        return Err(input_err("--depth must be at least 2"));
+    }
+    let text = std::fs::read_to_string(out)
+        .map_err(|e| input_err(format!("--out {}: {e}", out.display())))?;
+    let mut book = OpeningBook::parse(&out.display().to_string(), &text).map_err(input_err)?;
+    let games = learn_games(a)?;
+    let engine = fanorona_search::AbConfig {
+        learned: book_eval(a)?,
+        hash_mb: 64,
+        ..fanorona_search::AbConfig::default()
+    };
+    eprintln!(
+        "{}: learning from {} games, positions searched again at depth {}",
+        out.display(),
+        games.len(),
+        a.depth
+    );
+    let learned = learn_opening_book(&mut book, &games, engine, a.depth);
+    for l in &learned {
+        let r = &l.record;
+        println!(
+            "{}  {}: {} games, {:.1} points, {} lost (its score promised {:.0} %); best {} {} -> {} {}",
+            l.position,
+            l.turn,
+            r.games,
+            r.points,
+            r.losses,
+            100.0 * l.expected,
+            l.before.0,
+            l.before.1,
+            l.after.0,
+            l.after.1
+        );
+    }
+    // The file again, its lines in their order, those searched again replaced; its
+    // header says what was learned.
+    let changed: std::collections::HashSet<&str> =
+        learned.iter().map(|l| l.position.as_str()).collect();
+    let (body, _) = fanorona_rules::checksum::unseal(&text, CHECKSUM_LINE).map_err(input_err)?;
+    let mut header = String::new();
+    let mut lines = String::new();
+    for line in body.lines() {
+        if line.starts_with('#') {
+            header.push_str(line);
+            header.push('\n');
+            continue;
+        }
+        let key = line.split('\t').next().unwrap_or("");
+        let replaced = changed
+            .contains(key)
+            .then(|| Position::from_fen(key, RuleOptions::default()).ok())
+            .flatten()
+            .and_then(|p| book.line(&p));
+        lines.push_str(replaced.as_deref().unwrap_or(line));
+        lines.push('\n');
+    }
+    let sources: Vec<String> = a.learn.iter().map(|p| p.display().to_string()).collect();
+    header.push_str(&format!(
+        "# Learned from {} games ({}) by `fanorona book --learn ... --depth {} --eval {}`: {} positions searched again.\n",
+        games.len(),
+        sources.join(", "),
+        a.depth,
+        a.eval,
+        learned.len()
+    ));
+    let mut text = format!("{header}{lines}");
+    fanorona_rules::checksum::seal(&mut text, CHECKSUM_LINE);
+    fanorona_rules::durable::write_atomic(out, text.as_bytes())
+        .map_err(|e| anyhow::anyhow!("{}: {e}", out.display()))?;
+    eprintln!(
+        "{}: {} positions searched again, {} with another best turn",
+        out.display(),
+        learned.len(),
+        learned.iter().filter(|l| l.before.0 != l.after.0).count()
     );
     Ok(())
 }

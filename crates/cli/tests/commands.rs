@@ -2169,6 +2169,126 @@ fn opening_books_are_made_resumed_and_played_from() {
 }
 
 #[test]
+fn an_opening_book_learns_from_a_lost_game() {
+    let dir = scratch("book-learn");
+    let file = dir.join("book.txt");
+    let f = file.to_str().unwrap();
+    let o = fanorona(&[
+        "book",
+        "--variant",
+        "dimy",
+        "--opening",
+        "--plies",
+        "2",
+        "--depth",
+        "2",
+        "--eval",
+        "none",
+        "--out",
+        f,
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let text = std::fs::read_to_string(&file).unwrap();
+    let start = text.lines().find(|l| !l.starts_with('#')).unwrap();
+    let (board, best) = {
+        let mut cols = start.split('\t');
+        let board = cols.next().unwrap().to_string();
+        (
+            board,
+            cols.next().unwrap().split(' ').next().unwrap().to_string(),
+        )
+    };
+    // An arena's record: White played the book's best turn and lost; another game
+    // was won with it.
+    let games = dir.join("games.jsonl");
+    let record = |result: &str, key: &str| {
+        format!(
+            r#"{{"white":"a","black":"b","opening":0,"result":"{result}","turns":["{best}"],"key":"{key}"}}"#
+        )
+    };
+    std::fs::write(
+        &games,
+        format!("{}\n{}\n", record("black", "1"), record("white", "2")),
+    )
+    .unwrap();
+    let learn = |games: &str| {
+        fanorona(&[
+            "book",
+            "--variant",
+            "dimy",
+            "--learn",
+            games,
+            "--depth",
+            "4",
+            "--eval",
+            "none",
+            "--out",
+            f,
+        ])
+    };
+    let o = learn(games.to_str().unwrap());
+    assert!(o.status.success(), "{}", stderr(&o));
+    let out = stdout(&o);
+    assert!(
+        out.starts_with(&format!("{board}  {best}: 2 games, 1.0 points, 1 lost")),
+        "{out}"
+    );
+    assert_eq!(out.lines().count(), 1, "{out}");
+    // The book still reads, its start's line replaced (depth 4's scores), the others
+    // as they were, and its header says what it learned.
+    let learned = std::fs::read_to_string(&file).unwrap();
+    assert!(learned.contains("# Learned from 2 games"), "{learned}");
+    let body = |t: &str| -> Vec<String> {
+        t.lines()
+            .filter(|l| !l.starts_with('#'))
+            .map(String::from)
+            .collect()
+    };
+    let (before, after) = (body(&text), body(&learned));
+    assert_eq!(before.len(), after.len());
+    assert_ne!(before[0], after[0]);
+    assert_eq!(before[1..], after[1..]);
+    let a = json(&fanorona(&[
+        "analyze",
+        "--variant",
+        "dimy",
+        "--engine",
+        &format!("ab:depth=2,book={f}"),
+        "--json",
+    ]));
+    assert_eq!(a["nodes"].as_u64(), Some(0), "{a}");
+    // Bad input: no --out, a damaged record, a turn that is not legal.
+    let o = fanorona(&[
+        "book",
+        "--variant",
+        "dimy",
+        "--learn",
+        games.to_str().unwrap(),
+    ]);
+    assert!(
+        !o.status.success() && stderr(&o).contains("--out"),
+        "{}",
+        stderr(&o)
+    );
+    let bad = dir.join("bad.jsonl");
+    std::fs::write(&bad, "{not json\n").unwrap();
+    let o = learn(bad.to_str().unwrap());
+    assert!(
+        !o.status.success() && stderr(&o).contains("bad.jsonl"),
+        "{}",
+        stderr(&o)
+    );
+    std::fs::write(&bad, record("white", "3").replace(&best, "a1a5")).unwrap();
+    let o = learn(bad.to_str().unwrap());
+    assert!(
+        !o.status.success() && stderr(&o).contains("turn 1"),
+        "{}",
+        stderr(&o)
+    );
+    std::fs::remove_dir_all(&dir).ok();
+}
+
+#[test]
 fn tablebases_build_probe_and_analyze() {
     let dir = scratch("tb-cmd");
     let d = dir.to_str().unwrap();

@@ -205,20 +205,7 @@ pub fn make_opening_book(
             continue;
         }
         if book.turns(&pos).is_none() {
-            let scored: Vec<(String, i32)> = turns
-                .iter()
-                .map(|t| {
-                    let mut child = pos;
-                    child.play_unchecked(t);
-                    let score = match child.outcome() {
-                        Some(Outcome::Win(c)) if c == pos.side_to_move() => DECIDED,
-                        Some(Outcome::Win(_)) => -DECIDED,
-                        Some(Outcome::Draw) => 0,
-                        None => -engine.search_position(&child, &limits).score,
-                    };
-                    (format_turn(&pos, t, PointStyle::Algebraic), score)
-                })
-                .collect();
+            let scored = score_turns(&mut engine, &pos, &turns, &limits);
             book.insert(&pos, scored);
             added(&pos, book);
         }
@@ -237,6 +224,137 @@ pub fn make_opening_book(
         done += 1;
         progress(done, queue.len());
     }
+}
+
+/// Each of `turns` of `pos` in notation, scored for the side to move by a `limits`
+/// search after it (a decided game: [`DECIDED`]).
+fn score_turns(
+    engine: &mut AlphaBeta,
+    pos: &Position,
+    turns: &[Turn],
+    limits: &Limits,
+) -> Vec<(String, i32)> {
+    turns
+        .iter()
+        .map(|t| {
+            let mut child = *pos;
+            child.play_unchecked(t);
+            let score = match child.outcome() {
+                Some(Outcome::Win(c)) if c == pos.side_to_move() => DECIDED,
+                Some(Outcome::Win(_)) => -DECIDED,
+                Some(Outcome::Draw) => 0,
+                None => -engine.search_position(&child, limits).score,
+            };
+            (format_turn(pos, t, PointStyle::Algebraic), score)
+        })
+        .collect()
+}
+
+/// How a book turn did in games: its side's points (1 a win, ½ a draw), games, losses.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct TurnRecord {
+    /// Points of the side that played it.
+    pub points: f64,
+    /// Games it was played in.
+    pub games: u32,
+    /// Of them lost.
+    pub losses: u32,
+}
+
+/// A book position searched again because one of its turns did badly in games
+/// ([`learn_opening_book`]).
+#[derive(Clone, Debug, PartialEq)]
+pub struct Relearned {
+    /// The position (board and side, the book's key).
+    pub position: String,
+    /// The turn that did badly, and how.
+    pub turn: String,
+    /// Its record in the games.
+    pub record: TurnRecord,
+    /// The points its book score promised ([`expected_points`]).
+    pub expected: f64,
+    /// The position's best turn and score before, and after the deeper search.
+    pub before: (String, i32),
+    /// See `before`.
+    pub after: (String, i32),
+}
+
+/// The points a book score promises its side (hundredths of a piece for the side to
+/// move): the logistic that counts 150 as a 73 % score, as the blended searches do.
+pub fn expected_points(score: i32) -> f64 {
+    let k = (0.73f64 / 0.27).ln() / 150.0;
+    1.0 / (1.0 + (-k * f64::from(score)).exp())
+}
+
+/// Book learning, in the spirit of Logistello's: every position of `book` where a game
+/// of `games` (its start, its turns, its outcome) played one of the book's turns, and
+/// that turn's side lost a game with it or scored below what its book score promised
+/// ([`expected_points`]), is searched again, each of its turns by a `depth` search
+/// after it, and its scores replaced, so that its choice changes where the deeper
+/// search says so. Each position is searched once, whatever number of its turns did
+/// badly; the positions are returned in the order the games reached them.
+pub fn learn_opening_book(
+    book: &mut OpeningBook,
+    games: &[(Position, Vec<Turn>, Outcome)],
+    engine: AbConfig,
+    depth: u32,
+) -> Vec<Relearned> {
+    let mut records: HashMap<(String, String), TurnRecord> = HashMap::new();
+    let mut reached: Vec<(String, String, Position)> = Vec::new();
+    for (start, turns, outcome) in games {
+        let mut pos = *start;
+        for t in turns {
+            if let Some(listed) = book.turns(&pos) {
+                let text = format_turn(&pos, t, PointStyle::Algebraic);
+                if listed.iter().any(|(l, _)| *l == text) {
+                    let side = pos.side_to_move();
+                    let key = (pos.board_fen(), text);
+                    let r = records.entry(key.clone()).or_default();
+                    if r.games == 0 {
+                        reached.push((key.0, key.1, pos));
+                    }
+                    r.games += 1;
+                    match outcome {
+                        Outcome::Win(c) if *c == side => r.points += 1.0,
+                        Outcome::Win(_) => r.losses += 1,
+                        Outcome::Draw => r.points += 0.5,
+                    }
+                }
+            }
+            pos.play_unchecked(t);
+        }
+    }
+    let mut engine = AlphaBeta::new(engine);
+    let limits = Limits {
+        depth: Some(depth.saturating_sub(1).max(1)),
+        ..Limits::default()
+    };
+    let mut searched = std::collections::HashSet::new();
+    let mut out = Vec::new();
+    let mut legal = Vec::new();
+    for (position, turn, pos) in reached {
+        let record = records[&(position.clone(), turn.clone())];
+        let listed = book.turns(&pos).expect("reached in the book").to_vec();
+        let score = listed.iter().find(|(l, _)| *l == turn).map_or(0, |l| l.1);
+        let expected = expected_points(score);
+        let bad = record.losses > 0 || record.points / f64::from(record.games) < expected;
+        if !bad || !searched.insert(position.clone()) {
+            continue;
+        }
+        pos.turns_into(&mut legal, TurnMode::Distinct);
+        let scored = score_turns(&mut engine, &pos, &legal, &limits);
+        book.insert(&pos, scored);
+        let after = book.turns(&pos).expect("just inserted")[0].clone();
+        out.push(Relearned {
+            position,
+            turn,
+            record,
+            expected,
+            before: listed[0].clone(),
+            after,
+        });
+    }
+    out
 }
 
 /// A player that plays from an opening book where it can and lets another player
@@ -315,6 +433,74 @@ impl Player for BookPlayer {
 mod tests {
     use super::*;
     use crate::player::RandomPlayer;
+    use fanorona_rules::Color;
+
+    #[test]
+    fn a_book_turn_that_lost_has_its_position_searched_deeper() {
+        let spec = OpeningSpec {
+            variant: Variant::Dimy,
+            plies: 2,
+            depth: 2,
+            margin: 30,
+            engine: AbConfig::default(),
+        };
+        let mut book = OpeningBook::default();
+        make_opening_book(&spec, &mut book, |_, _| {}, |_, _| {});
+        let start = Position::start(Variant::Dimy, RuleOptions::default());
+        let listed = book.turns(&start).unwrap().to_vec();
+        let turn = |pos: &Position, text: &str| parse_turn(pos, text).unwrap();
+        let best = turn(&start, &listed[0].0);
+        let mut after = start;
+        after.play_unchecked(&best);
+        let reply = after.turns(TurnMode::Distinct)[0];
+        let (white, black) = (Outcome::Win(Color::White), Outcome::Win(Color::Black));
+        // White played the book's best turn and won: nothing to learn.
+        let won = (start, vec![best], white);
+        let mut learned = book.clone();
+        let r = learn_opening_book(
+            &mut learned,
+            std::slice::from_ref(&won),
+            AbConfig::default(),
+            4,
+        );
+        assert!(r.is_empty(), "{r:?}");
+        assert_eq!(learned, book);
+        // It lost a game with it: the start is searched again (once, though its reply
+        // position is in the book too and Black won there), at depth 4.
+        let lost = (start, vec![best, reply], black);
+        let r = learn_opening_book(&mut learned, &[won, lost], AbConfig::default(), 4);
+        let at_start: Vec<_> = r
+            .iter()
+            .filter(|l| l.position == start.board_fen())
+            .collect();
+        assert_eq!(at_start.len(), 1, "{r:?}");
+        let l = at_start[0];
+        assert_eq!(l.turn, listed[0].0);
+        assert_eq!(
+            l.record,
+            TurnRecord {
+                points: 1.0,
+                games: 2,
+                losses: 1
+            }
+        );
+        assert!(l.expected > 0.0 && l.expected < 1.0);
+        assert_eq!(l.before, listed[0]);
+        // The deeper scores are depth 4's: what a depth-4 book would hold.
+        let deep = OpeningSpec {
+            depth: 4,
+            plies: 1,
+            ..spec
+        };
+        let mut fresh = OpeningBook::default();
+        make_opening_book(&deep, &mut fresh, |_, _| {}, |_, _| {});
+        assert_eq!(learned.turns(&start), fresh.turns(&start));
+        assert_eq!(&l.after, &fresh.turns(&start).unwrap()[0]);
+        // The promise of a score: level is half a point, 150 about 73 %.
+        assert_eq!(expected_points(0), 0.5);
+        assert!((expected_points(150) - 0.73).abs() < 1e-9);
+        assert!((expected_points(-150) - 0.27).abs() < 1e-9);
+    }
 
     #[test]
     fn a_book_is_made_read_back_and_played_from_with_variety() {
